@@ -1,0 +1,208 @@
+# gpu-workbook: staged CUDA C labs, with tests, run tables and handouts.
+# `make help` says what each target does.
+
+SHELL := /bin/bash
+
+# ---- tools and flags: the one place that decides them ---------------------
+CUDA   ?= /usr/local/cuda
+NVCC   ?= $(CUDA)/bin/nvcc
+BUILD  ?= build
+# The GPU's own architecture when there is one (e.g. 90 on an H100), else
+# nvcc's default, which any newer GPU runs through its PTX.
+ARCH   ?= $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null \
+                  | head -n 1 | tr -d . | grep -E '^[0-9]+$$')
+
+CPPFLAGS  = -Icommon
+CFLAGS    = -std=gnu11 -O2 -g -Wall -Wextra
+NVFLAGS   = -std=c++17 -O3 -g -lineinfo $(if $(ARCH),-arch=sm_$(ARCH)) -Xcompiler -Wall
+LDLIBS    = -L$(CUDA)/lib64 -lcudart_static -ldl -lrt -lpthread -lm
+CRITERION_CFLAGS = $(shell pkg-config --cflags criterion 2>/dev/null)
+CRITERION_LIBS   = $(shell pkg-config --libs criterion 2>/dev/null)
+PANDOC_EMBED = $(shell pandoc --help 2>/dev/null | grep -q -- --embed-resources \
+                 && echo --embed-resources --standalone || echo --self-contained)
+
+# ---- the labs ----------------------------------------------------------------
+COURSE  := map reduce histogram scan-HS scan-Blelloch scan-large-arrays compact radix transpose
+WRITTEN := $(strip $(foreach l,$(COURSE),$(if $(wildcard solutions/$(l)/$(l).cu),$(l))))
+
+# LAB=map picks one lab, LAB=scan the labs whose names start with it, no LAB all.
+ifneq ($(LAB),)
+  PICKED := $(filter $(LAB)%,$(COURSE))
+  ifeq ($(PICKED),)
+    $(error LAB=$(LAB) names no lab. The labs: $(COURSE). A prefix picks a family: LAB=scan)
+  endif
+  SELECTED := $(filter $(WRITTEN),$(PICKED))
+  ifeq ($(SELECTED),)
+    $(error LAB=$(LAB): $(PICKED) not written yet. Written so far: $(WRITTEN))
+  endif
+else
+  SELECTED := $(WRITTEN)
+endif
+
+# Whose kernels: the student's labs/ (default), the reference (SOLUTION=1),
+# or another checkout's labs/ (SUBMISSION=path), graded with these tests.
+ifeq ($(SOLUTION),1)
+  TREE := solutions
+  SRC  := solutions
+else ifneq ($(SUBMISSION),)
+  TREE := submission
+  SRC  := $(SUBMISSION)/labs
+else
+  TREE := labs
+  SRC  := labs
+endif
+
+RUN_ARGS = $(if $(N),n=$(N)) $(if $(STAGE),stage=$(STAGE)) $(if $(BLOCK),block=$(BLOCK))
+COMMON_H    := $(wildcard common/*.h common/*.cuh)
+COMMON_OBJS := $(BUILD)/common/workbook.o $(BUILD)/common/check.o
+
+# ---- building ------------------------------------------------------------------
+$(BUILD)/common/%.o: common/%.cu $(COMMON_H) | need-nvcc
+	@mkdir -p $(@D)
+	$(NVCC) $(NVFLAGS) $(CPPFLAGS) -c $< -o $@
+
+$(BUILD)/common/%.o: common/%.c $(COMMON_H)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(CPPFLAGS) $(CRITERION_CFLAGS) -c $< -o $@
+
+$(BUILD)/probe: $(BUILD)/common/probe.o $(COMMON_OBJS)
+	$(CXX) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/selftest: $(BUILD)/common/check.o $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/common/*.c))
+	$(CXX) -o $@ $^ $(CRITERION_LIBS) -lm
+
+$(BUILD)/tests/common/%.o: tests/common/%.c $(COMMON_H) | need-criterion
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(CPPFLAGS) $(CRITERION_CFLAGS) -c $< -o $@
+
+# One lab built from one tree: $(1) its name under build/, $(2) the folder
+# holding the lab's sources, $(3) the lab. The tests and the harness are
+# always this checkout's; only the kernels come from the tree.
+define LAB_RULES
+$(BUILD)/$(1)/$(3)/$(3).o: $(2)/$(3)/$(3).cu $(wildcard $(2)/$(3)/*.h) $(COMMON_H) $(if $(filter submission,$(1)),FORCE) | need-nvcc
+	@mkdir -p $$(@D)
+	$$(NVCC) $$(NVFLAGS) $$(CPPFLAGS) -c $$< -o $$@
+
+$(BUILD)/$(1)/$(3)/%.o: tests/$(3)/%.c $(wildcard $(2)/$(3)/*.h) $(COMMON_H) | need-criterion
+	@mkdir -p $$(@D)
+	$$(CC) $$(CFLAGS) $$(CPPFLAGS) -I$(2)/$(3) $$(CRITERION_CFLAGS) -c $$< -o $$@
+
+$(BUILD)/$(1)/$(3)/%.o: common/%.c $(COMMON_H) | need-criterion
+	@mkdir -p $$(@D)
+	$$(CC) $$(CFLAGS) $$(CPPFLAGS) $$(CRITERION_CFLAGS) -DLAB_SOURCE='"$(2)/$(3)/$(3).cu"' -c $$< -o $$@
+
+$(BUILD)/$(1)/$(3)/test: $(BUILD)/$(1)/$(3)/$(3).o $(BUILD)/$(1)/$(3)/$(3)_lab.o \
+		$(BUILD)/$(1)/$(3)/test_$(3).o $(BUILD)/$(1)/$(3)/test_main.o \
+		$(BUILD)/common/testing.o $(COMMON_OBJS)
+	$$(CXX) -o $$@ $$^ $$(CRITERION_LIBS) $$(LDLIBS)
+
+$(BUILD)/$(1)/$(3)/run: $(BUILD)/$(1)/$(3)/$(3).o $(BUILD)/$(1)/$(3)/$(3)_lab.o \
+		$(BUILD)/$(1)/$(3)/driver.o $(COMMON_OBJS)
+	$$(CXX) -o $$@ $$^ $$(LDLIBS)
+endef
+$(foreach l,$(WRITTEN),$(eval $(call LAB_RULES,labs,labs,$(l))))
+$(foreach l,$(WRITTEN),$(eval $(call LAB_RULES,solutions,solutions,$(l))))
+ifneq ($(SUBMISSION),)
+$(foreach l,$(SELECTED),$(eval $(call LAB_RULES,submission,$(SUBMISSION)/labs,$(l))))
+endif
+
+BINARIES = $(foreach l,$(SELECTED),$(BUILD)/$(TREE)/$(l)/test $(BUILD)/$(TREE)/$(l)/run)
+ALL_BINARIES = $(foreach t,labs solutions,$(foreach l,$(WRITTEN),$(BUILD)/$(t)/$(l)/test $(BUILD)/$(t)/$(l)/run))
+
+# ---- what students and instructors run -----------------------------------------
+.PHONY: help test run build skeletons check check-skeletons diff handouts deps clean \
+        need-nvcc need-criterion need-pandoc FORCE
+
+help:
+	@echo "gpu-workbook: labs $(WRITTEN) (planned: $(filter-out $(WRITTEN),$(COURSE)))"
+	@echo
+	@echo "Students"
+	@echo "  make test LAB=map        build labs/map, run its tests, then print its run table"
+	@echo "  make run LAB=map         only the run table, and a block-size sweep"
+	@echo "      N=2^28 STAGE=3 SEED=42 BLOCK=128   size, one stage, inputs, threads per block"
+	@echo "  make handouts            the handouts as HTML in $(BUILD)/handouts/"
+	@echo "  LAB=scan picks every lab whose name starts with scan; no LAB picks all"
+	@echo
+	@echo "Instructors"
+	@echo "  make test SOLUTION=1     the same tests on the reference solutions"
+	@echo "  make test SUBMISSION=dir grade another checkout's labs/ with these tests"
+	@echo "  make diff LAB=map        a student's work: labs/ (or SUBMISSION=dir) against solutions/"
+	@echo "  make skeletons           regenerate labs/ from the STUDENT regions of solutions/"
+	@echo "  make check               the workbook's own checks: skeletons in sync, all builds,"
+	@echo "                           tests pass on every solution and fail on every skeleton"
+	@echo "  make deps                install Criterion and pandoc (apt)"
+
+build: $(BINARIES)
+
+test: $(BINARIES) $(BUILD)/probe
+	@export SEED=$${SEED:-$$(( $$(date +%s%N) / 1000 % 1000000 ))} STAGE=$(STAGE); status=0; \
+	for lab in $(SELECTED); do \
+	  $(BUILD)/$(TREE)/$$lab/test --short-filename || status=1; \
+	  if $(BUILD)/probe > /dev/null; then \
+	    $(BUILD)/$(TREE)/$$lab/run sweep=0 $(RUN_ARGS) || status=1; \
+	  fi; \
+	done; exit $$status
+
+run: $(BINARIES)
+	@status=0; for lab in $(SELECTED); do \
+	  $(BUILD)/$(TREE)/$$lab/run $(RUN_ARGS) $(if $(SEED),seed=$(SEED)) || status=1; \
+	done; exit $$status
+
+diff:
+	@for lab in $(SELECTED); do diff -ru solutions/$$lab $(SRC)/$$lab; done; true
+
+# Regenerating labs/ overwrites it, so refuse while it holds uncommitted work.
+skeletons:
+	@if [ -z "$(FORCE)" ] && ! git diff --quiet -- labs 2>/dev/null; then \
+	  echo "make skeletons: labs/ has uncommitted changes (or this is no git checkout);"; \
+	  echo "regenerating would overwrite them. Commit them first, or use FORCE=1."; exit 1; fi
+	@$(call GENERATE,labs)
+	@echo "labs/ regenerated from solutions/ for: $(WRITTEN)"
+
+GENERATE = for lab in $(WRITTEN); do rm -rf $(1)/$$lab && mkdir -p $(1)/$$lab && \
+	for f in solutions/$$lab/*; do \
+	  awk -f common/skeleton.awk $$f > $(1)/$$lab/$${f\#\#*/} || exit 1; \
+	done; done
+
+check-skeletons:
+	@rm -rf $(BUILD)/skeletons; mkdir -p $(BUILD)/skeletons
+	@$(call GENERATE,$(BUILD)/skeletons)
+	@if diff -r labs $(BUILD)/skeletons > $(BUILD)/skeletons.diff; then \
+	  echo "check: labs/ is in sync with solutions/"; \
+	else \
+	  echo "check: labs/ is out of sync with solutions/ (make skeletons fixes it):"; \
+	  head -n 20 $(BUILD)/skeletons.diff; exit 1; fi
+
+check: check-skeletons $(ALL_BINARIES) $(BUILD)/selftest $(BUILD)/probe
+	@echo "check: built the skeleton and the solution of: $(WRITTEN)"
+	@$(BUILD)/selftest --short-filename
+	@common/prove.sh $(BUILD) $(WRITTEN)
+	@if command -v pandoc > /dev/null; then $(MAKE) --no-print-directory handouts; \
+	 else echo "check: handouts not built: pandoc is missing (make deps installs it)"; fi
+
+HANDOUTS := $(patsubst handouts/%.md,$(BUILD)/handouts/%.html,$(wildcard handouts/*.md))
+
+handouts: $(HANDOUTS)
+	@echo "handouts: $(HANDOUTS)"
+
+$(BUILD)/handouts/%.html: handouts/%.md handouts/handout.css $(wildcard handouts/figures/*.svg) | need-pandoc
+	@mkdir -p $(@D)
+	pandoc $< --from markdown --to html5 $(PANDOC_EMBED) --mathml --toc \
+	  --resource-path=handouts --css=handouts/handout.css --highlight-style=tango \
+	  --syntax-definition=handouts/cuda.xml -o $@
+
+deps:
+	@common/deps.sh "$(NVCC)"
+
+clean:
+	rm -rf $(BUILD)
+
+need-nvcc:
+	@command -v $(NVCC) > /dev/null || { echo "nvcc not found at $(NVCC): install the CUDA \
+	toolkit, or point CUDA= at it (make CUDA=/opt/cuda ...)"; exit 1; }
+need-criterion:
+	@pkg-config --exists criterion 2> /dev/null || { echo "Criterion (the C test \
+	framework) is not installed: run make deps"; exit 1; }
+need-pandoc:
+	@command -v pandoc > /dev/null || { echo "pandoc is not installed: run make deps"; exit 1; }
+FORCE:

@@ -1,0 +1,42 @@
+#!/bin/sh
+# deps.sh NVCC: install what the workbook needs beside the CUDA toolkit:
+# Criterion (the tests), pandoc (the handouts) and pkg-config, through apt.
+nvcc=${1:-/usr/local/cuda/bin/nvcc}
+missing=""
+command -v pkg-config > /dev/null 2>&1 || missing="$missing pkg-config"
+pkg-config --exists criterion 2> /dev/null || missing="$missing libcriterion-dev"
+command -v pandoc > /dev/null 2>&1 || missing="$missing pandoc"
+
+if ! command -v "$nvcc" > /dev/null 2>&1; then
+    echo "deps: no CUDA toolkit at $nvcc. Install it (NVIDIA's CUDA downloads page gives"
+    echo "      the apt commands for your distribution), or point CUDA= at it."
+fi
+if [ -z "$missing" ]; then
+    echo "deps: Criterion $(pkg-config --modversion criterion) and $(pandoc --version | head -n 1) are installed"
+    exit 0
+fi
+if ! command -v apt-get > /dev/null 2>&1; then
+    echo "deps: missing:$missing. This is not a Debian/Ubuntu system: install them with"
+    echo "      its package manager (Criterion's README lists packages for Fedora, Arch,"
+    echo "      Homebrew and others), then run make check."
+    exit 1
+fi
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+    if command -v sudo > /dev/null 2>&1; then
+        sudo=sudo
+    else
+        echo "deps: installing$missing needs root. Ask an administrator to run:"
+        echo "      apt-get install$missing"
+        exit 1
+    fi
+fi
+echo "deps: installing$missing"
+if ! { $sudo apt-get update -qq &&
+       $sudo env DEBIAN_FRONTEND=noninteractive \
+           apt-get install -y -qq --no-install-recommends $missing > /dev/null; }; then
+    echo "deps: apt-get could not install$missing (see its messages above)."
+    echo "      Without Criterion the tests cannot build; without pandoc only the handouts are missing."
+    exit 1
+fi
+echo "deps: done: Criterion $(pkg-config --modversion criterion), $(pandoc --version | head -n 1)"

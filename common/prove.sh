@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# prove.sh BUILD LAB...: prove each lab's tests honest in both directions:
+# they pass on the reference solution, and on the untouched skeleton every
+# stage has a failing test. Needs a GPU; without one, says what it skipped.
+build=$1
+shift
+if ! probe=$("$build/probe"); then
+    echo "check: $probe"
+    echo "check: NOT run: the GPU tests of $* (pass on the solution, fail on the skeleton)."
+    exit 0
+fi
+echo "check: $probe"
+status=0
+for lab in "$@"; do
+    logs=$build/check/$lab
+    mkdir -p "$logs"
+    export SEED=${SEED:-$((RANDOM * 32768 + RANDOM))}
+    if "$build/solutions/$lab/test" --short-filename > "$logs/solution.log" 2>&1; then
+        echo "check: $lab: $(grep -o 'Tested: .*' "$logs/solution.log") on the solution"
+    else
+        echo "check: $lab: the tests FAIL on the solution (seed $SEED); the end of $logs/solution.log:"
+        tail -n 25 "$logs/solution.log"
+        status=1
+    fi
+    "$build/labs/$lab/test" --tap="$logs/skeleton.tap" > "$logs/skeleton.log" 2>&1
+    suites=$("$build/labs/$lab/test" --list 2>/dev/null | sed -n 's/^\([A-Za-z0-9_]*\): .*/\1/p')
+    passing=""
+    for suite in $suites; do
+        grep -q "^not ok .* $suite::" "$logs/skeleton.tap" || passing="$passing $suite"
+    done
+    if [ -n "$passing" ]; then
+        echo "check: $lab: on the untouched skeleton nothing fails in:$passing: those tests cannot fail"
+        status=1
+    else
+        echo "check: $lab: on the skeleton every stage fails ($(echo $suites | tr ' ' ','))"
+    fi
+done
+exit $status

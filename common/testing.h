@@ -1,0 +1,27 @@
+/* testing.h: what every lab's Criterion tests share. */
+#ifndef TESTING_H
+#define TESTING_H
+
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+
+#include "workbook.h"
+
+/* Kernels that never finish are stopped after this many seconds. */
+#define GPU_TEST_TIMEOUT 30.0
+
+/* Sizes the frame prescribes: around a warp, around a block, a large prime,
+ * and 2^24 plus an odd number. Zero comes first: a lab that cannot take it
+ * starts its parameter list at test_sizes + 1. */
+extern const size_t test_sizes[];
+extern const size_t test_size_count;
+
+/* .init of every GPU test: skip it, quietly, when the runner found no GPU. */
+void need_gpu(void);
+
+/* Run one stage on fresh inputs of size n and fail with the full report
+ * (stage, size, seed, first wrong index, expected and got, how many) if
+ * anything is wrong: outputs, guard zones or inputs. */
+void expect_stage_correct(const struct lab *lab, const char *stage, size_t n, int block);
+
+#endif

@@ -1,0 +1,382 @@
+/* workbook.cu: the device side of the harness. Buffers carry a poisoned
+ * guard zone behind them, outputs are poisoned before every run, and inputs
+ * are compared with their host copy after it. */
+#include "workbook.cuh"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+enum { GUARD_BYTES = 16384 }; /* catches stores up to 4096 words past the end */
+
+__global__ static void fill_word(uint32_t *d, size_t words, uint32_t value)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < words;
+         i += (size_t)gridDim.x * blockDim.x)
+        d[i] = value;
+}
+
+static void poison_device(void *d, size_t bytes)
+{
+    size_t words = bytes / 4; /* every size here is a multiple of 4 */
+    if (words == 0)
+        return;
+    unsigned grid = (unsigned)(ceil_div(words, 256) < 4096 ? ceil_div(words, 256) : 4096);
+    fill_word<<<grid, 256>>>((uint32_t *)d, words, POISON_WORD);
+    CUDA_CHECK(cudaGetLastError());
+}
+
+/* ---- the GPU ----------------------------------------------------------- */
+
+bool gpu_present(char *why, size_t len)
+{
+    int count = 0;
+    cudaError_t err = cudaGetDeviceCount(&count);
+    if (err == cudaErrorInsufficientDriver || err == cudaErrorNoDevice) {
+        snprintf(why, len, "no NVIDIA GPU with a working driver; CUDA says: %s",
+                 cudaGetErrorString(err));
+        return false;
+    }
+    if (err != cudaSuccess) {
+        snprintf(why, len, "%s", cudaGetErrorString(err));
+        return false;
+    }
+    if (count == 0) {
+        snprintf(why, len, "the CUDA driver sees no GPU");
+        return false;
+    }
+    snprintf(why, len, "%s", gpu_description());
+    return true;
+}
+
+bool gpu_present_forked(char *why, size_t len)
+{
+    int fd[2];
+    if (pipe(fd) != 0)
+        die("pipe: cannot ask whether a GPU is present");
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        char text[256];
+        bool ok = gpu_present(text, sizeof text);
+        ssize_t w = write(fd[1], text, strlen(text) + 1);
+        _exit(ok && w > 0 ? 0 : 1);
+    }
+    close(fd[1]);
+    ssize_t got = read(fd[0], why, len - 1);
+    why[got > 0 ? got : 0] = '\0';
+    close(fd[0]);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    if (got <= 0)
+        snprintf(why, len, "the GPU probe crashed");
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+static cudaDeviceProp *props(void)
+{
+    static cudaDeviceProp p;
+    static bool known;
+    if (!known) {
+        int dev;
+        CUDA_CHECK(cudaGetDevice(&dev));
+        CUDA_CHECK(cudaGetDeviceProperties(&p, dev));
+        known = true;
+    }
+    return &p;
+}
+
+const char *gpu_description(void)
+{
+    static char text[200];
+    int runtime = 0, driver = 0;
+    cudaRuntimeGetVersion(&runtime);
+    cudaDriverGetVersion(&driver);
+    snprintf(text, sizeof text, "%.100s, %d SMs, sm_%d%d, %.0f GiB, CUDA runtime %d.%d, driver %d.%d",
+             props()->name, props()->multiProcessorCount, props()->major, props()->minor,
+             props()->totalGlobalMem / 1073741824.0, runtime / 1000, runtime % 1000 / 10,
+             driver / 1000, driver % 1000 / 10);
+    return text;
+}
+
+int gpu_sm_count(void) { return props()->multiProcessorCount; }
+int gpu_max_threads_per_block(void) { return props()->maxThreadsPerBlock; }
+int gpu_max_threads_per_sm(void) { return props()->maxThreadsPerMultiProcessor; }
+
+int gpu_resident_blocks(int block)
+{
+    int warps = (block + 31) / 32;  /* a block occupies whole warps */
+    int by_threads = props()->maxThreadsPerMultiProcessor / (32 * warps);
+    int by_blocks = props()->maxBlocksPerMultiProcessor;
+    return by_threads < by_blocks ? by_threads : by_blocks;
+}
+
+bool gpu_healthy(void) { return cudaDeviceSynchronize() == cudaSuccess; }
+
+/* ---- problems ---------------------------------------------------------- */
+
+struct problem *problem_new(const struct lab *lab, size_t n, uint64_t seed, int block)
+{
+    struct problem *p = (struct problem *)calloc(1, sizeof *p);
+    if (!p || !(p->args = (struct args *)calloc(1, lab->args_size)))
+        die("out of host memory");
+    p->lab = lab;
+    p->n = n;
+    p->seed = seed;
+    p->block = block;
+    lab->setup(p);
+    return p;
+}
+
+void problem_free(struct problem *p)
+{
+    for (int i = 0; i < p->nbuf; i++) {
+        CUDA_CHECK(cudaFree(p->buf[i].dev));
+        CUDA_CHECK(cudaFreeHost(p->buf[i].host));
+        CUDA_CHECK(cudaFreeHost(p->buf[i].got));
+    }
+    free(p->args);
+    free(p);
+}
+
+static void *host_alloc(size_t bytes, const char *name)
+{
+    void *h = NULL;
+    /* pinned, so copies run at full speed and their times are fair */
+    if (cudaMallocHost(&h, bytes ? bytes : 4) != cudaSuccess)
+        die("cannot allocate %.2f GiB of pinned host memory for '%s': choose a smaller N",
+            bytes / 1073741824.0, name);
+    return h;
+}
+
+static struct buffer *add(struct problem *p, const char *name, enum role role, enum elem type,
+                          size_t count)
+{
+    if (p->nbuf == MAX_BUFFERS)
+        die("%s: more than %d buffers", p->lab->name, MAX_BUFFERS);
+    struct buffer *b = &p->buf[p->nbuf++];
+    size_t bytes = count * elem_size(type);
+    b->name = name;
+    b->role = role;
+    b->type = type;
+    b->count = count;
+    b->host = host_alloc(bytes, name);
+    b->got = role == OUTPUT ? host_alloc(bytes + GUARD_BYTES, name) : NULL;
+    cudaError_t err = cudaMalloc(&b->dev, bytes + GUARD_BYTES);
+    if (err == cudaErrorMemoryAllocation) {
+        size_t free_b = 0, total = 0;
+        cudaMemGetInfo(&free_b, &total);
+        die("%s with n = %zu: buffer '%s' needs %.2f GiB more of GPU memory but only %.2f GiB "
+            "of %.2f GiB is free: choose a smaller N",
+            p->lab->name, p->n, name, bytes / 1073741824.0, free_b / 1073741824.0,
+            total / 1073741824.0);
+    }
+    CUDA_CHECK(err);
+    poison_device(b->dev, bytes + GUARD_BYTES);
+    return b;
+}
+
+struct buffer *problem_add_input(struct problem *p, const char *name, enum elem type, size_t count)
+{
+    return add(p, name, INPUT, type, count);
+}
+
+struct buffer *problem_add_output(struct problem *p, const char *name, enum elem type,
+                                  size_t count, double rtol, double atol)
+{
+    struct buffer *b = add(p, name, OUTPUT, type, count);
+    b->rtol = rtol;
+    b->atol = atol;
+    return b;
+}
+
+static size_t bytes_of(const struct buffer *b) { return b->count * elem_size(b->type); }
+
+void problem_upload(struct problem *p, const struct stage *s)
+{
+    for (int i = 0; i < p->nbuf; i++) {
+        struct buffer *b = &p->buf[i];
+        if (b->role == INPUT && (!s || p->lab->reads(s, b)))
+            CUDA_CHECK(cudaMemcpy(b->dev, b->host, bytes_of(b), cudaMemcpyHostToDevice));
+    }
+}
+
+void problem_poison_outputs(struct problem *p)
+{
+    for (int i = 0; i < p->nbuf; i++)
+        if (p->buf[i].role == OUTPUT)
+            poison_device(p->buf[i].dev, bytes_of(&p->buf[i]) + GUARD_BYTES);
+}
+
+void problem_download(struct problem *p)
+{
+    for (int i = 0; i < p->nbuf; i++)
+        if (p->buf[i].role == OUTPUT)
+            CUDA_CHECK(cudaMemcpy(p->buf[i].got, p->buf[i].dev, bytes_of(&p->buf[i]),
+                                  cudaMemcpyDeviceToHost));
+}
+
+static const char *launch_hint(cudaError_t err)
+{
+    switch (err) {
+    case cudaErrorInvalidConfiguration:
+        return "the launch shape is impossible: a grid needs at least 1 block (so launch "
+               "nothing when n == 0) and a block at most 1024 threads";
+    case cudaErrorIllegalAddress:
+        return "a thread read or wrote outside its arrays: check the bounds test and the "
+               "index arithmetic (run it under compute-sanitizer to see which line)";
+    case cudaErrorMisalignedAddress:
+        return "a vector access (float4, int4) at an address that is not a multiple of its "
+               "size: vectorize only from an aligned start";
+    case cudaErrorLaunchOutOfResources:
+        return "the block asks for more registers or shared memory than an SM has: use "
+               "smaller blocks";
+    default:
+        return NULL;
+    }
+}
+
+bool problem_launch(struct problem *p, const struct stage *s, char *msg, size_t len)
+{
+    s->launch(p->args, p->block);
+    cudaError_t err = cudaGetLastError();
+    if (err == cudaSuccess)
+        err = cudaDeviceSynchronize();
+    if (err == cudaSuccess)
+        return true;
+    const char *hint = launch_hint(err);
+    snprintf(msg, len,
+             "%s stage %s (%s), n = %zu, block %d, seed %llu:\n"
+             "  the kernel failed: %s (%s)\n%s%s%s"
+             "  reproduce: make test LAB=%s STAGE=%s SEED=%llu",
+             p->lab->name, s->id, s->idea, p->n, p->block, (unsigned long long)p->seed,
+             cudaGetErrorString(err), cudaGetErrorName(err), hint ? "  likely cause: " : "",
+             hint ? hint : "", hint ? "\n" : "", p->lab->name, s->id,
+             (unsigned long long)p->seed);
+    return false;
+}
+
+/* A whole device allocation, guard included: into ->got for an output, into
+ * fresh memory for an input. */
+static unsigned char *download_all(const struct buffer *b)
+{
+    unsigned char *h = (unsigned char *)(b->got ? b->got : malloc(bytes_of(b) + GUARD_BYTES));
+    if (!h)
+        die("out of host memory");
+    CUDA_CHECK(cudaMemcpy(h, b->dev, bytes_of(b) + GUARD_BYTES, cudaMemcpyDeviceToHost));
+    return h;
+}
+
+static bool guard_intact(const struct problem *p, const struct stage *s, const struct buffer *b,
+                         const unsigned char *all, char *msg, size_t len)
+{
+    if (is_poison(all + bytes_of(b), GUARD_BYTES))
+        return true;
+    size_t k = 0;
+    while (is_poison(all + bytes_of(b) + 4 * k, 4))
+        k++;
+    snprintf(msg, len,
+             "%s stage %s (%s), n = %zu, block %d, seed %llu:\n"
+             "  something was stored at %s[%zu], %zu elements past the end of '%s'\n"
+             "  likely cause: a thread whose index is >= n wrote anyway: the bounds test is "
+             "missing or off by one\n"
+             "  reproduce: make test LAB=%s STAGE=%s SEED=%llu",
+             p->lab->name, s->id, s->idea, p->n, p->block, (unsigned long long)p->seed, b->name,
+             b->count + k, k, b->name, p->lab->name, s->id, (unsigned long long)p->seed);
+    return false;
+}
+
+bool problem_verify(struct problem *p, const struct stage *s, char *msg, size_t len)
+{
+    problem_upload(p, NULL);
+    problem_poison_outputs(p);
+    if (!problem_launch(p, s, msg, len))
+        return false;
+    for (int i = 0; i < p->nbuf; i++) {
+        struct buffer *b = &p->buf[i];
+        unsigned char *all = download_all(b);
+        bool ok = guard_intact(p, s, b, all, msg, len);
+        if (ok && b->role == INPUT) {
+            size_t at = first_difference(all, b->host, bytes_of(b));
+            if (at != (size_t)-1) {
+                snprintf(msg, len,
+                         "%s stage %s (%s), n = %zu, block %d, seed %llu:\n"
+                         "  the input '%s' changed at element %zu: a kernel must leave its "
+                         "inputs as it found them\n"
+                         "  reproduce: make test LAB=%s STAGE=%s SEED=%llu",
+                         p->lab->name, s->id, s->idea, p->n, p->block,
+                         (unsigned long long)p->seed, b->name, at / 4, p->lab->name, s->id,
+                         (unsigned long long)p->seed);
+                ok = false;
+            }
+        }
+        if (ok && b->role == OUTPUT) {
+            struct mismatch m;
+            if (!compare_output(b, &m)) {
+                describe_mismatch(p, s, b, &m, msg, len);
+                ok = false;
+            }
+        }
+        if (all != b->got)
+            free(all);
+        if (!ok)
+            return false;
+    }
+    return true;
+}
+
+/* ---- timing ------------------------------------------------------------ */
+
+double time_gpu_ms(void (*work)(void *ctx), void *ctx, int warmup, int reps)
+{
+    cudaEvent_t start, stop;
+    CUDA_CHECK(cudaEventCreate(&start));
+    CUDA_CHECK(cudaEventCreate(&stop));
+    for (int r = 0; r < warmup; r++)
+        work(ctx);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    double *t = (double *)malloc(reps * sizeof *t);
+    for (int r = 0; r < reps; r++) {
+        float ms;
+        CUDA_CHECK(cudaEventRecord(start));
+        work(ctx);
+        CUDA_CHECK(cudaEventRecord(stop));
+        CUDA_CHECK(cudaEventSynchronize(stop));
+        CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+        t[r] = ms;
+    }
+    CUDA_CHECK(cudaGetLastError());
+    double m = median(t, reps);
+    free(t);
+    CUDA_CHECK(cudaEventDestroy(start));
+    CUDA_CHECK(cudaEventDestroy(stop));
+    return m;
+}
+
+struct copy_job {
+    void *dst;
+    const void *src;
+    size_t bytes;
+};
+
+static void copy_once(void *ctx)
+{
+    struct copy_job *c = (struct copy_job *)ctx;
+    CUDA_CHECK(cudaMemcpyAsync(c->dst, c->src, c->bytes, cudaMemcpyDeviceToDevice));
+}
+
+double time_copy_ms(size_t bytes, int reps)
+{
+    struct copy_job c;
+    c.bytes = bytes;
+    CUDA_CHECK(cudaMalloc(&c.dst, bytes));
+    CUDA_CHECK(cudaMalloc((void **)&c.src, bytes));
+    CUDA_CHECK(cudaMemset(c.dst, 1, bytes));
+    CUDA_CHECK(cudaMemset((void *)c.src, 2, bytes));
+    double ms = time_gpu_ms(copy_once, &c, 3, reps);
+    CUDA_CHECK(cudaFree(c.dst));
+    CUDA_CHECK(cudaFree((void *)c.src));
+    return ms;
+}

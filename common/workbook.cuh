@@ -1,0 +1,26 @@
+/* workbook.cuh: what a lab's .cu file includes. */
+#ifndef WORKBOOK_CUH
+#define WORKBOOK_CUH
+
+#include <cuda_runtime.h>
+
+#include "workbook.h"
+
+/* Every CUDA call goes through this: a failure stops the program with the
+ * file, the line, the call and CUDA's own words for what went wrong. */
+#define CUDA_CHECK(call) cuda_check((call), #call, __FILE__, __LINE__)
+
+static inline void cuda_check(cudaError_t err, const char *call, const char *file, int line)
+{
+    if (err != cudaSuccess)
+        die("%s:%d: %s failed: %s (%s)", file, line, call, cudaGetErrorString(err),
+            cudaGetErrorName(err));
+}
+
+/* Blocks of size b needed to cover n items. */
+static inline __host__ __device__ size_t ceil_div(size_t n, size_t b)
+{
+    return (n + b - 1) / b;
+}
+
+#endif

@@ -1,0 +1,183 @@
+/* test_check.c: the harness's own checks, which need no GPU. If these are
+ * wrong, every lab's verdicts are wrong, so they are tested first. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#include "workbook.h"
+
+/* ---- sizes and stages -------------------------------------------------- */
+
+Test(parse_size, reads_plain_powers_and_offsets)
+{
+    size_t n = 0;
+    cr_expect(parse_size("1000", &n) && n == 1000);
+    cr_expect(parse_size("2^28", &n) && n == (size_t)1 << 28);
+    cr_expect(parse_size("2^24+17", &n) && n == ((size_t)1 << 24) + 17);
+    cr_expect(parse_size("2^10-1", &n) && n == 1023);
+    cr_expect(parse_size("0", &n) && n == 0);
+}
+
+Test(parse_size, rejects_what_is_not_a_size)
+{
+    size_t n;
+    const char *bad[] = {"", "abc", "-5", "2^", "3^4", "2^28+", "10k", "2^3-9", "1.5"};
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++)
+        cr_expect(!parse_size(bad[k], &n), "accepted \"%s\"", bad[k]);
+}
+
+static const struct stage stages[] = {
+    {"1", "one", NULL}, {"4a", "four a", NULL}, {"4b", "four b", NULL}, {"10", "ten", NULL},
+    {NULL, NULL, NULL},
+};
+static const struct lab fake = {.name = "fake", .stages = stages};
+
+Test(stages, a_number_selects_its_lettered_variants_only)
+{
+    cr_expect(stage_selected(&stages[1], "4") && stage_selected(&stages[2], "4"));
+    cr_expect(stage_selected(&stages[1], "4a") && !stage_selected(&stages[2], "4a"));
+    cr_expect(stage_selected(&stages[0], "1") && !stage_selected(&stages[3], "1"));
+    cr_expect(stage_selected(&stages[3], NULL) && stage_selected(&stages[3], ""));
+}
+
+Test(stages, are_counted_found_and_listed)
+{
+    cr_expect_eq(stage_count(&fake), 4);
+    cr_expect_eq(stage_find(&fake, "4b"), &stages[2]);
+    cr_expect_null(stage_find(&fake, "5"));
+    cr_expect_str_eq(stage_list(&fake), "1, 4a, 4b, 10");
+}
+
+/* ---- comparing outputs ------------------------------------------------- */
+
+enum { N = 1000 };
+static float ref[N], got[N];
+static struct buffer out = {.name = "out", .role = OUTPUT, .type = F32, .count = N,
+                            .host = ref, .got = got, .rtol = 1e-6, .atol = 1e-6};
+
+static void make_equal(void)
+{
+    fill_uniform_f32(ref, N, 7, -1, 1);
+    memcpy(got, ref, sizeof ref);
+}
+
+Test(compare, passes_equal_outputs, .init = make_equal)
+{
+    struct mismatch m;
+    cr_expect(compare_output(&out, &m));
+    cr_expect_eq(m.count, 0);
+}
+
+Test(compare, finds_the_first_wrong_element_and_counts_all, .init = make_equal)
+{
+    struct mismatch m;
+    got[17] += 0.5f;
+    got[400] = -got[400] + 1;
+    cr_assert(!compare_output(&out, &m));
+    cr_expect_eq(m.count, 2);
+    cr_expect_eq(m.first, 17);
+    cr_expect_eq(m.last, 400);
+    cr_expect_float_eq(m.expected, ref[17], 0);
+    cr_expect_float_eq(m.got, got[17], 0);
+}
+
+Test(compare, tells_unwritten_elements_by_their_poison, .init = make_equal)
+{
+    struct mismatch m;
+    fill_poison(got + 990, 10 * sizeof(float));
+    cr_assert(!compare_output(&out, &m));
+    cr_expect_eq(m.count, 10);
+    cr_expect_eq(m.unwritten, 10);
+    cr_expect(isnan(got[995]), "the poison must be a NaN as a float");
+}
+
+Test(compare, allows_rounding_but_not_more, .init = make_equal)
+{
+    struct mismatch m;
+    got[5] = ref[5] * (1 + 2e-7f);
+    cr_expect(compare_output(&out, &m), "a few ulps must pass");
+    got[5] = ref[5] + 1e-3f;
+    cr_expect(!compare_output(&out, &m), "an error of 1e-3 must fail");
+}
+
+Test(compare, compares_integers_exactly)
+{
+    int32_t r[3] = {1, 2, 3}, g[3] = {1, 2, 4};
+    struct buffer b = {.name = "sum", .role = OUTPUT, .type = I32, .count = 3, .host = r, .got = g};
+    struct mismatch m;
+    cr_assert(!compare_output(&b, &m));
+    cr_expect_eq(m.first, 2);
+    g[2] = 3;
+    cr_expect(compare_output(&b, &m));
+}
+
+/* ---- failure reports --------------------------------------------------- */
+
+static struct problem problem = {.lab = &fake, .n = N, .seed = 1234, .block = 256};
+
+static const char *report(void)
+{
+    static char msg[2048];
+    struct mismatch m;
+    cr_assert(!compare_output(&out, &m));
+    describe_mismatch(&problem, &stages[1], &out, &m, msg, sizeof msg);
+    return msg;
+}
+
+Test(report, names_stage_size_seed_index_values_count_and_rerun, .init = make_equal)
+{
+    got[123] = 42;
+    const char *msg = report();
+    cr_expect(strstr(msg, "fake stage 4a"), "%s", msg);
+    cr_expect(strstr(msg, "n = 1000"), "%s", msg);
+    cr_expect(strstr(msg, "seed 1234"), "%s", msg);
+    cr_expect(strstr(msg, "out[123]"), "%s", msg);
+    cr_expect(strstr(msg, "got 42"), "%s", msg);
+    cr_expect(strstr(msg, "1 of 1000 elements wrong"), "%s", msg);
+    cr_expect(strstr(msg, "make test LAB=fake STAGE=4a SEED=1234"), "%s", msg);
+}
+
+Test(report, says_when_nothing_was_written, .init = make_equal)
+{
+    fill_poison(got, sizeof got);
+    const char *msg = report();
+    cr_expect(strstr(msg, "nothing was written"), "%s", msg);
+}
+
+Test(report, says_when_the_threads_stop_short, .init = make_equal)
+{
+    fill_poison(got + 768, (N - 768) * sizeof(float));
+    const char *msg = report();
+    cr_expect(strstr(msg, "from index 768 to the end was never written"), "%s", msg);
+}
+
+Test(report, says_when_values_are_wrong_but_written, .init = make_equal)
+{
+    for (int i = 0; i < N; i += 2)
+        got[i] = -got[i] + 3;
+    const char *msg = report();
+    cr_expect(strstr(msg, "every element was written but some values are wrong"), "%s", msg);
+}
+
+/* ---- inputs ------------------------------------------------------------- */
+
+Test(inputs, come_from_the_seed_alone)
+{
+    static float a[N], b[N], c[N];
+    fill_uniform_f32(a, N, 99, -1, 1);
+    fill_uniform_f32(b, N, 99, -1, 1);
+    fill_uniform_f32(c, N, 100, -1, 1);
+    cr_expect(memcmp(a, b, sizeof a) == 0, "same seed, same inputs");
+    cr_expect(memcmp(a, c, sizeof a) != 0, "another seed, other inputs");
+    for (int i = 0; i < N; i++)
+        cr_assert(a[i] >= -1 && a[i] < 1, "a[%d] = %g is outside [-1, 1)", i, a[i]);
+}
+
+Test(inputs, poison_is_recognised_and_nothing_else_is)
+{
+    uint32_t w[4];
+    fill_poison(w, sizeof w);
+    cr_expect(is_poison(w, sizeof w));
+    w[2] ^= 1;
+    cr_expect(!is_poison(w, sizeof w));
+}
