@@ -1,0 +1,222 @@
+/* map: out[i] = a * in[i] + b for every i, one independent element at a time.
+ *
+ * Map does almost no arithmetic per byte, so every stage is limited by memory
+ * bandwidth; the goal is to get as close as possible to a plain device-to-device
+ * copy, which moves the same bytes and does nothing else.
+ *
+ *   stage 1   one thread per element, with the bounds check; grid sized from n
+ *   stage 2   grid-stride loop; grid sized from the device, not from n
+ *   stage 3   16-byte float4 loads and stores, and a scalar tail for n % 4
+ *   stage 4a  the same map over an array of structures: reads x from each record
+ *   stage 4b  ... and over a structure of arrays: reads the x array alone
+ *
+ * Test:  make test LAB=map          (STAGE=3 for one stage, SEED= to repeat a run)
+ * Time:  make run LAB=map N=2^28    (BLOCK= threads per block, default 256)
+ */
+#include "workbook.cuh"
+#include "map.h"
+
+/* The per-element operation, shared by every stage. */
+__device__ __forceinline__ float map_op(float x, float a, float b)
+{
+    return a * x + b;
+}
+
+/* ---- stage 1: one thread per element ----------------------------------- */
+
+__global__ void map_stage1_kernel(float *__restrict__ out, const float *__restrict__ in,
+                                  size_t n, float a, float b)
+{
+    /* STUDENT stage 1 -------------------------------------------------------
+     * Goal: the thread with global index i computes out[i] = map_op(in[i], a, b).
+     * Keep: the grid is whole blocks, so the last block may have threads with
+     *       i >= n; they must not read or write anything.
+     * Hint: global index = blockIdx.x * blockDim.x + threadIdx.x. Widen to
+     *       size_t before multiplying: n reaches 2^28 and more.
+     */
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i < n)
+        out[i] = map_op(in[i], a, b);
+    /* END STUDENT */
+}
+
+static void map_stage1(const struct args *a, int block)
+{
+    /* STUDENT stage 1 -------------------------------------------------------
+     * Goal: launch map_stage1_kernel with `block` threads per block and
+     *       enough blocks that every element has a thread.
+     * Keep: a grid of zero blocks is a launch error, and n may be 0.
+     * Hint: ceil_div(n, block) from common/workbook.cuh rounds up.
+     */
+    if (a->n == 0)
+        return;
+    unsigned grid = (unsigned)ceil_div(a->n, block);
+    map_stage1_kernel<<<grid, block>>>(a->out, a->in, a->n, a->a, a->b);
+    /* END STUDENT */
+}
+
+/* ---- stage 2: grid-stride loop ----------------------------------------- */
+
+/* STUDENT stage 2 -----------------------------------------------------------
+ * Goal: write  static unsigned device_grid(const void *kernel, int block, size_t work)
+ *       returning how many blocks of `block` threads fill the GPU once with
+ *       `kernel`, but never more blocks than `work` items need (and 0 for none).
+ *       Stages 2, 3 and 4 launch with it.
+ * Keep: the answer depends on the device, not on n (except to cap it).
+ * Hint: cudaDeviceGetAttribute(..., cudaDevAttrMultiProcessorCount, device) and
+ *       cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block, 0).
+ *       Wrap each call in CUDA_CHECK.
+ */
+static unsigned device_grid(const void *kernel, int block, size_t work)
+{
+    int device, sms, per_sm;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block, 0));
+    size_t full = (size_t)sms * per_sm;
+    size_t needed = ceil_div(work, block);
+    return (unsigned)(needed < full ? needed : full);
+}
+/* END STUDENT */
+
+__global__ void map_stage2_kernel(float *__restrict__ out, const float *__restrict__ in,
+                                  size_t n, float a, float b)
+{
+    /* STUDENT stage 2 -------------------------------------------------------
+     * Goal: the same map, but each thread loops over elements i, i + stride,
+     *       i + 2*stride, ... so that any grid size covers any n.
+     * Keep: neighbouring threads touch neighbouring elements in every round
+     *       (that is what keeps the accesses coalesced).
+     * Hint: stride = the number of threads in the whole grid.
+     */
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += stride)
+        out[i] = map_op(in[i], a, b);
+    /* END STUDENT */
+}
+
+static void map_stage2(const struct args *a, int block)
+{
+    /* STUDENT stage 2 -------------------------------------------------------
+     * Goal: launch map_stage2_kernel with device_grid(...) blocks.
+     * Keep: nothing to launch when the grid is 0.
+     * Hint: pass the kernel itself as the `kernel` argument: (const void *)map_stage2_kernel.
+     */
+    unsigned grid = device_grid((const void *)map_stage2_kernel, block, a->n);
+    if (grid > 0)
+        map_stage2_kernel<<<grid, block>>>(a->out, a->in, a->n, a->a, a->b);
+    /* END STUDENT */
+}
+
+/* ---- stage 3: 16-byte loads and stores --------------------------------- */
+
+__global__ void map_stage3_kernel(float *__restrict__ out, const float *__restrict__ in,
+                                  size_t n, float a, float b)
+{
+    /* STUDENT stage 3 -------------------------------------------------------
+     * Goal: treat in and out as arrays of n / 4 float4 and map all four lanes
+     *       of each with one 16-byte load and one 16-byte store; then map the
+     *       last n % 4 elements one float at a time.
+     * Keep: every element exactly once, the tail included (try n = 1, 1023, 1025).
+     * Hint: reinterpret_cast<const float4 *>(in) is safe here because cudaMalloc
+     *       returns addresses aligned to 256 bytes. The tail can use the same
+     *       grid-stride loop, starting at 4 * (n / 4).
+     */
+    size_t start = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    size_t vectors = n / 4;
+    const float4 *in4 = reinterpret_cast<const float4 *>(in);
+    float4 *out4 = reinterpret_cast<float4 *>(out);
+    for (size_t i = start; i < vectors; i += stride) {
+        float4 v = in4[i];
+        v.x = map_op(v.x, a, b);
+        v.y = map_op(v.y, a, b);
+        v.z = map_op(v.z, a, b);
+        v.w = map_op(v.w, a, b);
+        out4[i] = v;
+    }
+    for (size_t i = 4 * vectors + start; i < n; i += stride)
+        out[i] = map_op(in[i], a, b);
+    /* END STUDENT */
+}
+
+static void map_stage3(const struct args *a, int block)
+{
+    /* STUDENT stage 3 -------------------------------------------------------
+     * Goal: launch map_stage3_kernel with a device-filling grid.
+     * Keep: there must be at least one thread when 0 < n < 4 (all tail).
+     * Hint: the work is ceil_div(n, 4) items now, not n.
+     */
+    unsigned grid = device_grid((const void *)map_stage3_kernel, block, ceil_div(a->n, 4));
+    if (grid > 0)
+        map_stage3_kernel<<<grid, block>>>(a->out, a->in, a->n, a->a, a->b);
+    /* END STUDENT */
+}
+
+/* ---- stage 4: array of structures versus structure of arrays ----------- */
+
+__global__ void map_stage4a_kernel(float *__restrict__ out, const struct particle *__restrict__ p,
+                                   size_t n, float a, float b)
+{
+    /* STUDENT stage 4a ------------------------------------------------------
+     * Goal: out[i] = map_op(p[i].x, a, b), with the grid-stride loop of stage 2.
+     * Keep: read only the x field; y, z and w are not needed.
+     * Hint: the code is one line away from stage 2; the difference is all in
+     *       where consecutive threads' loads land in memory (16 bytes apart).
+     */
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += stride)
+        out[i] = map_op(p[i].x, a, b);
+    /* END STUDENT */
+}
+
+static void map_stage4a(const struct args *a, int block)
+{
+    /* STUDENT stage 4a ------------------------------------------------------
+     * Goal: launch map_stage4a_kernel over a->aos, as stage 2 does.
+     * Keep: the same grid rule as stage 2, so only the data layout differs.
+     * Hint: device_grid again.
+     */
+    unsigned grid = device_grid((const void *)map_stage4a_kernel, block, a->n);
+    if (grid > 0)
+        map_stage4a_kernel<<<grid, block>>>(a->out, a->aos, a->n, a->a, a->b);
+    /* END STUDENT */
+}
+
+__global__ void map_stage4b_kernel(float *__restrict__ out, struct particles p, size_t n,
+                                   float a, float b)
+{
+    /* STUDENT stage 4b ------------------------------------------------------
+     * Goal: out[i] = map_op(p.x[i], a, b), with the grid-stride loop of stage 2.
+     * Keep: read only the x array.
+     * Hint: consecutive threads now read consecutive floats of p.x.
+     */
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += stride)
+        out[i] = map_op(p.x[i], a, b);
+    /* END STUDENT */
+}
+
+static void map_stage4b(const struct args *a, int block)
+{
+    /* STUDENT stage 4b ------------------------------------------------------
+     * Goal: launch map_stage4b_kernel over a->soa, as stage 2 does.
+     * Keep: the same grid rule as stage 4a.
+     * Hint: device_grid again.
+     */
+    unsigned grid = device_grid((const void *)map_stage4b_kernel, block, a->n);
+    if (grid > 0)
+        map_stage4b_kernel<<<grid, block>>>(a->out, a->soa, a->n, a->a, a->b);
+    /* END STUDENT */
+}
+
+/* ---- the stage table: the tests, the driver and the run table read it --- */
+
+extern "C" const struct stage map_stages[] = {
+    {"1", "one thread per element", map_stage1},
+    {"2", "grid-stride loop, grid from the device", map_stage2},
+    {"3", "16-byte float4 loads and stores", map_stage3},
+    {"4a", "array of structures: x of 16-byte records", map_stage4a},
+    {"4b", "structure of arrays: the x array alone", map_stage4b},
+    {NULL, NULL, NULL},
+};

@@ -1,0 +1,112 @@
+/* map_lab.c: the map lab as the tests and the driver see it: its inputs, its
+ * CPU reference, the bytes each stage must move, and the bugs it knows. */
+#include "workbook.h"
+#include "map.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+extern const struct stage map_stages[];
+
+static const float A = 1.5f, B = -0.25f;
+
+enum { IN, AOS, SOA, OUT }; /* the order map_setup adds buffers in */
+
+static void map_setup(struct problem *p)
+{
+    size_t n = p->n;
+    float *in = problem_add_input(p, "in", F32, n)->host;
+    float *aos = problem_add_input(p, "aos", F32, 4 * n)->host;
+    float *soa = problem_add_input(p, "soa", F32, 4 * n)->host;
+    /* the double-precision answer rounded to float, give or take a few ulps:
+     * the GPU may fuse a*x+b into one rounding where the CPU rounds twice */
+    problem_add_output(p, "out", F32, n, 1e-6, 1e-6);
+
+    fill_uniform_f32(in, n, p->seed, -1.0f, 1.0f);
+    /* the particles' x is `in`, so every stage has the same answer; y, z and
+     * w are other numbers, so reading the wrong field shows */
+    memcpy(soa, in, n * sizeof *in);
+    fill_uniform_f32(soa + n, 3 * n, p->seed + 1, -1.0f, 1.0f);
+    for (size_t i = 0; i < n; i++)
+        for (int f = 0; f < 4; f++)
+            aos[4 * i + f] = soa[f * n + i];
+
+    struct args *a = p->args;
+    const float *d_soa = p->buf[SOA].dev;
+    a->out = p->buf[OUT].dev;
+    a->in = p->buf[IN].dev;
+    a->aos = p->buf[AOS].dev;
+    a->soa = (struct particles){d_soa, d_soa + n, d_soa + 2 * n, d_soa + 3 * n};
+    a->n = n;
+    a->a = A;
+    a->b = B;
+}
+
+static void map_reference(struct problem *p)
+{
+    const float *in = p->buf[IN].host;
+    float *out = p->buf[OUT].host;
+    for (size_t i = 0; i < p->n; i++)
+        out[i] = (float)((double)A * in[i] + B);
+}
+
+static double map_bytes(const struct problem *p, const struct stage *s)
+{
+    (void)s; /* every stage must read one float and write one per element */
+    return 8.0 * p->n;
+}
+
+static bool map_reads(const struct stage *s, const struct buffer *b)
+{
+    if (strcmp(s->id, "4a") == 0)
+        return strcmp(b->name, "aos") == 0;
+    if (strcmp(s->id, "4b") == 0)
+        return strcmp(b->name, "soa") == 0;
+    return strcmp(b->name, "in") == 0;
+}
+
+static bool near(float got, double want) { return fabs(got - want) <= 1e-6 + 1e-6 * fabs(want); }
+
+static const char *map_hint(const struct problem *p, const struct stage *s,
+                            const struct buffer *b, const struct mismatch *m)
+{
+    static char hint[256];
+    const float *got = b->got, *x = p->buf[IN].host, *soa = p->buf[SOA].host;
+    size_t i = m->first, n = p->n, vectors = n / 4;
+
+    if (strcmp(s->id, "3") == 0 && m->first >= 4 * vectors && n % 4) {
+        snprintf(hint, sizeof hint,
+                 "only the last n %% 4 = %zu elements are wrong: the scalar tail after the "
+                 "float4 part is missing",
+                 n % 4);
+        return hint;
+    }
+    if (strcmp(s->id, "3") == 0 && m->count >= 3 * vectors && m->count < 4 * vectors)
+        return "about three elements in four are wrong: a float4 has four lanes (.x .y .z .w) "
+               "and every one needs the operation";
+    if (got[i] == x[i])
+        return "out[i] equals in[i]: the element was copied but map_op was not applied";
+    for (int f = 1; f < 4; f++)
+        if (near(got[i], (double)A * soa[f * n + i] + B)) {
+            snprintf(hint, sizeof hint, "out[%zu] is the map of field %c, not x: read .x", i,
+                     "xyzw"[f]);
+            return hint;
+        }
+    return NULL;
+}
+
+const struct lab map_lab = {
+    .name = "map",
+    .operation = "out[i] = 1.5 * in[i] - 0.25 over floats",
+    .stages = map_stages,
+    .sweep_stage = "1",
+    .args_size = sizeof(struct args),
+    .setup = map_setup,
+    .reference = map_reference,
+    .bytes = map_bytes,
+    .reads = map_reads,
+    .hint = map_hint,
+};
+
+const struct lab *const workbook_lab = &map_lab;
