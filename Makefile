@@ -83,11 +83,11 @@ $(BUILD)/$(1)/$(3)/$(3).o: $(2)/$(3)/$(3).cu $(wildcard $(2)/$(3)/*.h) $(COMMON_
 	@mkdir -p $$(@D)
 	$$(NVCC) $$(NVFLAGS) $$(CPPFLAGS) -c $$< -o $$@
 
-$(BUILD)/$(1)/$(3)/%.o: tests/$(3)/%.c $(wildcard $(2)/$(3)/*.h) $(COMMON_H) | need-criterion
+$(BUILD)/$(1)/$(3)/%.o: tests/$(3)/%.c $(wildcard $(2)/$(3)/*.h) $(COMMON_H) $(if $(filter submission,$(1)),FORCE) | need-criterion
 	@mkdir -p $$(@D)
 	$$(CC) $$(CFLAGS) $$(CPPFLAGS) -I$(2)/$(3) $$(CRITERION_CFLAGS) -c $$< -o $$@
 
-$(BUILD)/$(1)/$(3)/%.o: common/%.c $(COMMON_H) | need-criterion
+$(BUILD)/$(1)/$(3)/%.o: common/%.c $(COMMON_H) $(if $(filter submission,$(1)),FORCE) | need-criterion
 	@mkdir -p $$(@D)
 	$$(CC) $$(CFLAGS) $$(CPPFLAGS) $$(CRITERION_CFLAGS) -DLAB_SOURCE='"$(2)/$(3)/$(3).cu"' -c $$< -o $$@
 

@@ -155,7 +155,8 @@ static const char *generic_hint(const struct problem *p, const struct buffer *b,
 {
     static char hint[320];
     if (m->unwritten == b->count)
-        return "nothing was written: is the stage still a TODO, or is the kernel never launched?";
+        return "nothing was written: is the stage still a TODO, is the kernel never launched, "
+               "or is its grid 0 blocks when n is smaller than a block (n / block rounds down)?";
     if (m->unwritten == m->count && m->last == b->count - 1 && m->count == b->count - m->first) {
         snprintf(hint, sizeof hint,
                  "every element from index %zu to the end was never written: the threads "

@@ -23,7 +23,7 @@ for lab in "$@"; do
         status=1
     fi
     "$build/labs/$lab/test" --tap="$logs/skeleton.tap" > "$logs/skeleton.log" 2>&1
-    suites=$("$build/labs/$lab/test" --list 2>/dev/null | sed -n 's/^\([A-Za-z0-9_]*\): .*/\1/p')
+    suites=$("$build/labs/$lab/test" --list 2>/dev/null | sed -n 's/^\([A-Za-z0-9_]*_stage[0-9a-z]*\): .*/\1/p')
     passing=""
     for suite in $suites; do
         grep -q "^not ok .* $suite::" "$logs/skeleton.tap" || passing="$passing $suite"

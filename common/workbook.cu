@@ -222,6 +222,7 @@ static const char *launch_hint(cudaError_t err)
 {
     switch (err) {
     case cudaErrorInvalidConfiguration:
+    case cudaErrorInvalidValue:
         return "the launch shape is impossible: a grid needs at least 1 block (so launch "
                "nothing when n == 0) and a block at most 1024 threads";
     case cudaErrorIllegalAddress:
@@ -279,12 +280,12 @@ static bool guard_intact(const struct problem *p, const struct stage *s, const s
         k++;
     snprintf(msg, len,
              "%s stage %s (%s), n = %zu, block %d, seed %llu:\n"
-             "  something was stored at %s[%zu], %zu elements past the end of '%s'\n"
+             "  %s[%zu] was written, but '%s' has only %zu elements\n"
              "  likely cause: a thread whose index is >= n wrote anyway: the bounds test is "
              "missing or off by one\n"
              "  reproduce: make test LAB=%s STAGE=%s SEED=%llu",
              p->lab->name, s->id, s->idea, p->n, p->block, (unsigned long long)p->seed, b->name,
-             b->count + k, k, b->name, p->lab->name, s->id, (unsigned long long)p->seed);
+             b->count + k, b->name, b->count, p->lab->name, s->id, (unsigned long long)p->seed);
     return false;
 }
 
