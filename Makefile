@@ -47,6 +47,10 @@ ifeq ($(SOLUTION),1)
 else ifneq ($(SUBMISSION),)
   TREE := submission
   SRC  := $(SUBMISSION)/labs
+  MISSING := $(foreach l,$(SELECTED),$(if $(wildcard $(SRC)/$(l)/$(l).cu),,$(SRC)/$(l)/$(l).cu))
+  ifneq ($(MISSING),)
+    $(error SUBMISSION=$(SUBMISSION) is not a workbook checkout: $(MISSING) is missing)
+  endif
 else
   TREE := labs
   SRC  := labs

@@ -23,6 +23,34 @@ ReportHook(POST_TEST)(struct criterion_test_stats *stats)
                stats->test->category, stats->test->name, stats->test->data->timeout);
 }
 
+/* One line per stage after the run, and where to start. */
+ReportHook(POST_ALL)(struct criterion_global_stats *stats)
+{
+    const struct lab *lab = workbook_lab;
+    bool pointed = false;
+    for (const struct stage *s = lab->stages; s->id; s++) {
+        char suite[64];
+        snprintf(suite, sizeof suite, "%s_stage%s", lab->name, s->id);
+        for (char *c = suite; *c; c++)
+            if (*c == '-')
+                *c = '_';
+        for (struct criterion_suite_stats *ss = stats->suites; ss; ss = ss->next) {
+            size_t ran = ss->tests_passed + ss->tests_failed + ss->tests_crashed;
+            if (strcmp(ss->suite->name, suite) != 0 || ran == 0)
+                continue;
+            bool ok = ss->tests_passed == ran;
+            printf("  stage %-3s %-42s %3zu of %3zu passed%s", s->id, s->idea, ss->tests_passed,
+                   ran, ok ? "\n" : "");
+            if (!ok && !pointed)
+                printf("   <- start here: make test LAB=%s STAGE=%s", lab->name, s->id);
+            if (!ok)
+                printf("\n");
+            pointed |= !ok;
+        }
+    }
+    fflush(stdout);
+}
+
 /* STAGE=4 runs the suites map_stage4a and map_stage4b; STAGE=1 never runs 10. */
 static void select_stage(const struct lab *lab, const char *stage)
 {

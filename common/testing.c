@@ -8,6 +8,11 @@ const size_t test_sizes[] = {
 };
 const size_t test_size_count = sizeof test_sizes / sizeof test_sizes[0];
 
+struct criterion_test_params sizes_to_test(void)
+{
+    return cr_make_param_array(size_t, (size_t *)test_sizes, test_size_count);
+}
+
 void need_gpu(void)
 {
     if (getenv("WORKBOOK_NO_GPU"))
@@ -26,4 +31,11 @@ void expect_stage_correct(const struct lab *lab, const char *id, size_t n, int b
     if (ok)
         problem_free(p);
     cr_assert(ok, "%s", msg);
+}
+
+void expect_correct_with_any_block(const struct lab *lab, const char *stage)
+{
+    static const int blocks[] = {32, 96, 1000, 1024};
+    for (size_t k = 0; k < sizeof blocks / sizeof blocks[0]; k++)
+        expect_stage_correct(lab, stage, 100003, blocks[k]);
 }

@@ -16,6 +16,9 @@
 extern const size_t test_sizes[];
 extern const size_t test_size_count;
 
+/* The parameters of a size sweep: every size in test_sizes. */
+struct criterion_test_params sizes_to_test(void);
+
 /* .init of every GPU test: skip it, quietly, when the runner found no GPU. */
 void need_gpu(void);
 
@@ -23,5 +26,9 @@ void need_gpu(void);
  * (stage, size, seed, first wrong index, expected and got, how many) if
  * anything is wrong: outputs, guard zones or inputs. */
 void expect_stage_correct(const struct lab *lab, const char *stage, size_t n, int block);
+
+/* The same at n = 100003 with blocks of 32, 96, 1000 and 1024 threads: a
+ * kernel that assumes 256, or a power of two, fails here. */
+void expect_correct_with_any_block(const struct lab *lab, const char *stage);
 
 #endif
