@@ -5,15 +5,38 @@
  *   run [n=2^24] [stage=ID] [seed=S] [block=256] [sweep=0|1]
  */
 #define _GNU_SOURCE
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "workbook.h"
 
 extern const struct lab *const workbook_lab;
 
-enum { WARMUP = 3, REPS = 20 };
+enum { WARMUP = 3, REPS = 20, STAGE_SECONDS = 60 };
+
+/* A kernel that never finishes must not freeze the terminal: each stage gets
+ * STAGE_SECONDS for its check and its timings, then the run stops saying which. */
+static char running[160];
+
+static void on_alarm(int sig)
+{
+    (void)sig;
+    static const char after[] = " did not finish: a kernel that never returns usually "
+                                "has a loop whose index never reaches its bound\n";
+    if (write(STDOUT_FILENO, running, strlen(running)) < 0 ||
+        write(STDOUT_FILENO, after, sizeof after - 1) < 0)
+        _exit(3);
+    _exit(3);
+}
+
+static void watch(const char *what, const struct stage *s)
+{
+    snprintf(running, sizeof running, "\n%s stage %s (%s)", what, s->id, s->idea);
+    alarm(STAGE_SECONDS);
+}
 
 struct job {
     struct problem *p;
@@ -84,6 +107,7 @@ static void sweep(struct problem *p, const struct stage *s,
             continue;
         int warps = (block + 31) / 32;
         p->block = block;
+        watch("the sweep of", s);
         struct job j = {p, s};
         double ms = time_gpu_ms(launch_once, &j, WARMUP, REPS);
         double gbps = bytes / ms / 1e6;
@@ -91,6 +115,7 @@ static void sweep(struct problem *p, const struct stage *s,
                100.0 * block / (32.0 * warps), gpu_resident_blocks(block) * block,
                gpu_max_threads_per_sm(), ms, gbps, 100 * gbps / copy_gbps);
     }
+    alarm(0);
     printf("threads/SM: the most threads of this kernel an SM can hold at once, counting only "
            "the block limits\n(threads and blocks per SM), not registers or shared memory.\n");
 }
@@ -102,7 +127,6 @@ int main(int argc, char *argv[])
     const char *filter = NULL;
     int block = 256, want_sweep = 1;
     uint64_t seed = 0;
-    bool seeded = false;
 
     for (int i = 1; i < argc; i++) {
         const char *v = strchr(argv[i], '=');
@@ -116,7 +140,6 @@ int main(int argc, char *argv[])
             filter = v;
         } else if (strncmp(argv[i], "seed=", 5) == 0) {
             setenv("SEED", v, 1);
-            seeded = true;
         } else if (strncmp(argv[i], "block=", 6) == 0) {
             block = atoi(v);
         } else if (strncmp(argv[i], "sweep=", 6) == 0) {
@@ -125,8 +148,8 @@ int main(int argc, char *argv[])
             usage(argv[i]);
         }
     }
-    (void)seeded;
     seed = seed_from_env();
+    signal(SIGALRM, on_alarm);
 
     char why[256];
     if (!gpu_present(why, sizeof why)) {
@@ -177,6 +200,7 @@ int main(int argc, char *argv[])
         if (!stage_selected(s, filter))
             continue;
         char msg[2048];
+        watch(lab->name, s);
         if (!problem_verify(p, s, msg, sizeof msg)) {
             printf("%-6s  %-42.42s  %-5s  %9s  %7s  %6s  %7s  %7s  %8s\n", s->id, s->idea,
                    "WRONG", "-", "-", "-", "-", "-", "-");
@@ -202,6 +226,7 @@ int main(int argc, char *argv[])
         if (lab->sweep_stage && strcmp(s->id, lab->sweep_stage) == 0)
             sweep_stage = s;
     }
+    alarm(0);
     print_rule();
     if (*failures)
         printf("\nWrong stages (make test LAB=%s STAGE=... says more):\n%s", lab->name, failures);
