@@ -149,6 +149,7 @@ int main(int argc, char *argv[])
         }
     }
     seed = seed_from_env();
+    setvbuf(stdout, NULL, _IOLBF, 0); /* rows already printed survive a time-out */
     signal(SIGALRM, on_alarm);
 
     char why[256];
