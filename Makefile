@@ -16,6 +16,20 @@ CPPFLAGS  = -Icommon
 CFLAGS    = -std=gnu11 -O2 -g -Wall -Wextra
 NVFLAGS   = -std=c++17 -O3 -g -lineinfo $(if $(ARCH),-arch=sm_$(ARCH)) -Xcompiler -Wall
 LDLIBS    = -L$(CUDA)/lib64 -lcudart_static -ldl -lrt -lpthread -lm
+# EMU=1: no GPU and no CUDA toolkit needed. Each .cu file goes through
+# common/emu/rewrite (launch syntax to a C++ call) and the host compiler,
+# against common/emu's CUDA on the CPU. Builds go to build/emu/.
+ifeq ($(EMU),1)
+  BUILD    := build/emu
+  CFLAGS   += -DWORKBOOK_EMU
+  EMUFLAGS  = -std=c++17 -O2 -g -Wall -DWORKBOOK_EMU -Icommon/emu -pthread
+  LDLIBS    = -pthread -lm
+  CU_TOOL   = $(BUILD)/rewrite
+  CU_COMPILE = $(BUILD)/rewrite $< > $@.cpp && $(CXX) $(EMUFLAGS) $(CPPFLAGS) -I$(<D) -c $@.cpp -o $@
+else
+  CU_TOOL   = need-nvcc
+  CU_COMPILE = $(NVCC) $(NVFLAGS) $(CPPFLAGS) -c $< -o $@
+endif
 CRITERION_CFLAGS = $(shell pkg-config --cflags criterion 2>/dev/null)
 CRITERION_LIBS   = $(shell pkg-config --libs criterion 2>/dev/null)
 PANDOC_EMBED = $(shell pandoc --help 2>/dev/null | grep -q -- --embed-resources \
@@ -58,12 +72,20 @@ endif
 
 RUN_ARGS = $(if $(N),n=$(N)) $(if $(STAGE),stage=$(STAGE)) $(if $(BLOCK),block=$(BLOCK))
 COMMON_H    := $(wildcard common/*.h common/*.cuh)
-COMMON_OBJS := $(BUILD)/common/workbook.o $(BUILD)/common/check.o
+COMMON_OBJS := $(BUILD)/common/workbook.o $(BUILD)/common/check.o $(if $(filter 1,$(EMU)),$(BUILD)/common/emu.o)
 
 # ---- building ------------------------------------------------------------------
-$(BUILD)/common/%.o: common/%.cu $(COMMON_H) | need-nvcc
+$(BUILD)/common/%.o: common/%.cu $(COMMON_H) | $(CU_TOOL)
 	@mkdir -p $(@D)
-	$(NVCC) $(NVFLAGS) $(CPPFLAGS) -c $< -o $@
+	$(CU_COMPILE)
+
+$(BUILD)/common/emu.o: common/emu/emu.cpp common/emu/cuda_runtime.h
+	@mkdir -p $(@D)
+	$(CXX) $(EMUFLAGS) -c $< -o $@
+
+$(BUILD)/rewrite: common/emu/rewrite.c
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -O2 -Wall -Wextra -o $@ $<
 
 $(BUILD)/common/%.o: common/%.c $(COMMON_H)
 	@mkdir -p $(@D)
@@ -83,9 +105,9 @@ $(BUILD)/tests/common/%.o: tests/common/%.c $(COMMON_H) | need-criterion
 # holding the lab's sources, $(3) the lab. The tests and the harness are
 # always this checkout's; only the kernels come from the tree.
 define LAB_RULES
-$(BUILD)/$(1)/$(3)/$(3).o: $(2)/$(3)/$(3).cu $(wildcard $(2)/$(3)/*.h) $(COMMON_H) $(if $(filter submission,$(1)),FORCE) | need-nvcc
+$(BUILD)/$(1)/$(3)/$(3).o: $(2)/$(3)/$(3).cu $(wildcard $(2)/$(3)/*.h) $(COMMON_H) $(if $(filter submission,$(1)),FORCE) | $(CU_TOOL)
 	@mkdir -p $$(@D)
-	$$(NVCC) $$(NVFLAGS) $$(CPPFLAGS) -c $$< -o $$@
+	$$(CU_COMPILE)
 
 $(BUILD)/$(1)/$(3)/%.o: tests/$(3)/%.c $(wildcard $(2)/$(3)/*.h) $(COMMON_H) $(if $(filter submission,$(1)),FORCE) | need-criterion
 	@mkdir -p $$(@D)
@@ -114,7 +136,7 @@ BINARIES = $(foreach l,$(SELECTED),$(BUILD)/$(TREE)/$(l)/test $(BUILD)/$(TREE)/$
 ALL_BINARIES = $(foreach t,labs solutions,$(foreach l,$(WRITTEN),$(BUILD)/$(t)/$(l)/test $(BUILD)/$(t)/$(l)/run))
 
 # ---- what students and instructors run -----------------------------------------
-.PHONY: help test run build skeletons check check-skeletons diff handouts deps clean \
+.PHONY: help test run build skeletons check check-skeletons prove diff handouts deps clean \
         need-nvcc need-criterion need-pandoc FORCE
 
 help:
@@ -126,6 +148,7 @@ help:
 	@echo "      N=2^28 STAGE=3 SEED=42 BLOCK=128   size, one stage, inputs, threads per block"
 	@echo "  make handouts            the handouts as HTML in $(BUILD)/handouts/"
 	@echo "  LAB=scan picks every lab whose name starts with scan; no LAB picks all"
+	@echo "  EMU=1 (with any target) runs the kernels on the CPU: no GPU or CUDA toolkit needed"
 	@echo
 	@echo "Instructors"
 	@echo "  make test SOLUTION=1     the same tests on the reference solutions"
@@ -181,8 +204,15 @@ check: check-skeletons $(ALL_BINARIES) $(BUILD)/selftest $(BUILD)/probe
 	@echo "check: built the skeleton and the solution of: $(WRITTEN)"
 	@$(BUILD)/selftest --short-filename
 	@common/prove.sh $(BUILD) $(WRITTEN)
+	@if [ "$(EMU)" != 1 ] && ! $(BUILD)/probe > /dev/null; then \
+	  echo "check: so proving the tests under the CPU emulation instead (EMU=1):"; \
+	  $(MAKE) --no-print-directory EMU=1 prove; fi
 	@if command -v pandoc > /dev/null; then $(MAKE) --no-print-directory handouts; \
 	 else echo "check: handouts not built: pandoc is missing (make deps installs it)"; fi
+
+# The tests' honesty, proven in this build: pass on solutions, fail on skeletons.
+prove: $(ALL_BINARIES) $(BUILD)/probe
+	@common/prove.sh $(BUILD) $(WRITTEN)
 
 HANDOUTS := $(patsubst handouts/%.md,$(BUILD)/handouts/%.html,$(wildcard handouts/*.md))
 

@@ -91,6 +91,10 @@ static cudaDeviceProp *props(void)
 const char *gpu_description(void)
 {
     static char text[200];
+    if (gpu_emulated()) {
+        snprintf(text, sizeof text, "%.100s: EMULATED, times are CPU times", props()->name);
+        return text;
+    }
     int runtime = 0, driver = 0;
     cudaRuntimeGetVersion(&runtime);
     cudaDriverGetVersion(&driver);
@@ -101,6 +105,7 @@ const char *gpu_description(void)
     return text;
 }
 
+bool gpu_emulated(void) { return WORKBOOK_EMULATED; }
 int gpu_sm_count(void) { return props()->multiProcessorCount; }
 int gpu_max_threads_per_block(void) { return props()->maxThreadsPerBlock; }
 int gpu_max_threads_per_sm(void) { return props()->maxThreadsPerMultiProcessor; }

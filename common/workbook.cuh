@@ -6,6 +6,10 @@
 
 #include "workbook.h"
 
+#ifndef WORKBOOK_EMULATED
+#define WORKBOOK_EMULATED 0 /* common/emu's cuda_runtime.h sets it to 1 */
+#endif
+
 /* Every CUDA call goes through this: a failure stops the program with the
  * file, the line, the call and CUDA's own words for what went wrong. */
 #define CUDA_CHECK(call) cuda_check((call), #call, __FILE__, __LINE__)

@@ -136,6 +136,8 @@ bool gpu_present(char *why, size_t len);
 bool gpu_present_forked(char *why, size_t len);
 /* "NVIDIA H100 80GB HBM3, 132 SMs, sm_90, CUDA 13.0" */
 const char *gpu_description(void);
+/* true under EMU=1: kernels run on the CPU, and times are CPU times */
+bool gpu_emulated(void);
 int gpu_sm_count(void);
 int gpu_max_threads_per_block(void);
 int gpu_max_threads_per_sm(void);
