@@ -1,4 +1,5 @@
-/* map.h: the data the map lab's kernels are given. */
+/* map.h: the data the map lab's kernels are given. The tests build against
+ * this file: change the kernels, not it. */
 #ifndef MAP_H
 #define MAP_H
 
