@@ -23,12 +23,18 @@ ifeq ($(EMU),1)
   BUILD    := build/emu
   CFLAGS   += -DWORKBOOK_EMU
   EMUFLAGS  = -std=c++17 -O2 -g -Wall -DWORKBOOK_EMU -Icommon/emu -pthread
+  # Kernels get a call before each load and store (common/emu/memory.cpp
+  # answers them): the checks for races and out-of-bounds accesses.
+  EMU_CHECKS = -fsanitize=thread --param tsan-distinguish-volatile=1
   LDLIBS    = -pthread -lm
   CU_TOOL   = $(BUILD)/rewrite
   CU_COMPILE = $(BUILD)/rewrite $< > $@.cpp && $(CXX) $(EMUFLAGS) $(CPPFLAGS) -I$(<D) -c $@.cpp -o $@
+  KERNEL_COMPILE = $(BUILD)/rewrite $< > $@.cpp && \
+                   $(CXX) $(EMUFLAGS) $(EMU_CHECKS) $(CPPFLAGS) -I$(<D) -c $@.cpp -o $@
 else
   CU_TOOL   = need-nvcc
   CU_COMPILE = $(NVCC) $(NVFLAGS) $(CPPFLAGS) -c $< -o $@
+  KERNEL_COMPILE = $(CU_COMPILE)
 endif
 CRITERION_CFLAGS = $(shell pkg-config --cflags criterion 2>/dev/null)
 CRITERION_LIBS   = $(shell pkg-config --libs criterion 2>/dev/null)
@@ -71,15 +77,16 @@ else
 endif
 
 RUN_ARGS = $(if $(N),n=$(N)) $(if $(STAGE),stage=$(STAGE)) $(if $(BLOCK),block=$(BLOCK))
-COMMON_H    := $(wildcard common/*.h common/*.cuh)
-COMMON_OBJS := $(BUILD)/common/workbook.o $(BUILD)/common/check.o $(if $(filter 1,$(EMU)),$(BUILD)/common/emu.o)
+COMMON_H    := $(wildcard common/*.h common/*.cuh common/emu/*.h)
+EMU_OBJS    := $(patsubst common/emu/%.cpp,$(BUILD)/common/emu/%.o,$(wildcard common/emu/*.cpp))
+COMMON_OBJS := $(BUILD)/common/workbook.o $(BUILD)/common/check.o $(if $(filter 1,$(EMU)),$(EMU_OBJS))
 
 # ---- building ------------------------------------------------------------------
 $(BUILD)/common/%.o: common/%.cu $(COMMON_H) | $(CU_TOOL)
 	@mkdir -p $(@D)
 	$(CU_COMPILE)
 
-$(BUILD)/common/emu.o: common/emu/emu.cpp common/emu/cuda_runtime.h
+$(BUILD)/common/emu/%.o: common/emu/%.cpp $(wildcard common/emu/*.h)
 	@mkdir -p $(@D)
 	$(CXX) $(EMUFLAGS) -c $< -o $@
 
@@ -97,6 +104,18 @@ $(BUILD)/probe: $(BUILD)/common/probe.o $(COMMON_OBJS)
 $(BUILD)/selftest: $(BUILD)/common/check.o $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/common/*.c))
 	$(CXX) -o $@ $^ $(CRITERION_LIBS) -lm
 
+# The emulation's own tests (EMU=1 only): kernels built like a lab's.
+$(BUILD)/emutest: $(BUILD)/tests/emu/emu_kernels.o $(BUILD)/tests/emu/test_emu.o $(COMMON_OBJS)
+	$(CXX) -o $@ $^ $(CRITERION_LIBS) $(LDLIBS)
+
+$(BUILD)/tests/emu/emu_kernels.o: tests/emu/emu_kernels.cu tests/emu/emu_kernels.h $(COMMON_H) | $(CU_TOOL)
+	@mkdir -p $(@D)
+	$(KERNEL_COMPILE)
+
+$(BUILD)/tests/emu/%.o: tests/emu/%.c tests/emu/emu_kernels.h $(COMMON_H) | need-criterion
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(CPPFLAGS) $(CRITERION_CFLAGS) -c $< -o $@
+
 $(BUILD)/tests/common/%.o: tests/common/%.c $(COMMON_H) | need-criterion
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(CPPFLAGS) $(CRITERION_CFLAGS) -c $< -o $@
@@ -107,7 +126,7 @@ $(BUILD)/tests/common/%.o: tests/common/%.c $(COMMON_H) | need-criterion
 define LAB_RULES
 $(BUILD)/$(1)/$(3)/$(3).o: $(2)/$(3)/$(3).cu $(wildcard $(2)/$(3)/*.h) $(COMMON_H) $(if $(filter submission,$(1)),FORCE) | $(CU_TOOL)
 	@mkdir -p $$(@D)
-	$$(CU_COMPILE)
+	$$(KERNEL_COMPILE)
 
 $(BUILD)/$(1)/$(3)/%.o: tests/$(3)/%.c $(wildcard $(2)/$(3)/*.h) $(COMMON_H) $(if $(filter submission,$(1)),FORCE) | need-criterion
 	@mkdir -p $$(@D)
@@ -200,9 +219,14 @@ check-skeletons:
 	  echo "check: labs/ is out of sync with solutions/ (make skeletons fixes it):"; \
 	  head -n 20 $(BUILD)/skeletons.diff; exit 1; fi
 
-check: check-skeletons $(ALL_BINARIES) $(BUILD)/selftest $(BUILD)/probe
+# Under EMU=1 the emulation proves itself first: its own tests, planted bugs included.
+EMU_TEST = $(if $(filter 1,$(EMU)),$(BUILD)/emutest)
+RUN_EMU_TEST = $(if $(EMU_TEST),@echo "check: the CPU emulation's own tests:" && $(EMU_TEST) --short-filename)
+
+check: check-skeletons $(ALL_BINARIES) $(BUILD)/selftest $(BUILD)/probe $(EMU_TEST)
 	@echo "check: built the skeleton and the solution of: $(WRITTEN)"
 	@$(BUILD)/selftest --short-filename
+	$(RUN_EMU_TEST)
 	@common/prove.sh $(BUILD) $(WRITTEN)
 	@if [ "$(EMU)" != 1 ] && ! $(BUILD)/probe > /dev/null; then \
 	  echo "check: so proving the tests under the CPU emulation instead (EMU=1):"; \
@@ -211,7 +235,8 @@ check: check-skeletons $(ALL_BINARIES) $(BUILD)/selftest $(BUILD)/probe
 	 else echo "check: handouts not built: pandoc is missing (make deps installs it)"; fi
 
 # The tests' honesty, proven in this build: pass on solutions, fail on skeletons.
-prove: $(ALL_BINARIES) $(BUILD)/probe
+prove: $(ALL_BINARIES) $(BUILD)/probe $(EMU_TEST)
+	$(RUN_EMU_TEST)
 	@common/prove.sh $(BUILD) $(WRITTEN)
 
 HANDOUTS := $(patsubst handouts/%.md,$(BUILD)/handouts/%.html,$(wildcard handouts/*.md))

@@ -1,19 +1,27 @@
 /* cuda_runtime.h, emulated: the part of CUDA the workbook uses, run on the
- * CPU (make ... EMU=1). A kernel launch runs every block of the grid; the
- * threads of a block are fibers on one CPU thread, each running until it
- * returns or reaches __syncthreads(), where it waits for the others; blocks
- * spread over the CPU's cores. emu.cpp holds the implementation.
+ * CPU (make ... EMU=1). The rewriter (rewrite.c) has already turned launches
+ * and __shared__ declarations into the calls declared here.
  *
- * What this shows faithfully: indexing, bounds, which elements are written,
- * barriers (a barrier that some threads of a block never reach is reported,
- * not hung on). What it cannot show: speed, coalescing, occupancy, and the
- * GPU's memory model. Times measured here are CPU times. */
+ * How a launch runs: blocks go out, in order, to one worker per CPU core. The
+ * threads of a block are fibers on their worker, each running until it
+ * returns or must wait: at __syncthreads for the whole block, at a warp
+ * collective (__shfl_sync, __ballot_sync, __syncwarp...) for the lanes of its
+ * mask. emu.cpp holds the scheduler, memory.cpp the memory checks (shared
+ * memory races, out-of-bounds device accesses), runtime.cpp the rest.
+ *
+ * Faithful: indexing, bounds, which elements are written, barriers, warp
+ * collectives, atomics (blocks really run in parallel), races on shared
+ * memory. Not shown: speed, coalescing, bank conflicts, occupancy, and the
+ * GPU's weaker memory model. Times measured here are CPU times. */
 #ifndef EMU_CUDA_RUNTIME_H
 #define EMU_CUDA_RUNTIME_H
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <functional>
+#include <type_traits>
 
 #define WORKBOOK_EMULATED 1
 
@@ -23,6 +31,7 @@
 #define __forceinline__ inline
 #define __noinline__
 #define __launch_bounds__(...)
+#define __align__(n) __attribute__((aligned(n)))
 
 /* ---- where a thread is ------------------------------------------------ */
 struct uint3 {
@@ -37,19 +46,168 @@ extern thread_local uint3 threadIdx, blockIdx;
 extern thread_local dim3 blockDim, gridDim;
 constexpr int warpSize = 32;
 
+/* ---- block barriers ---------------------------------------------------- */
 void __syncthreads();
+int __syncthreads_count(int predicate);
+int __syncthreads_and(int predicate);
+int __syncthreads_or(int predicate);
+void __threadfence();
+void __threadfence_block();
+
+/* ---- warp collectives: the lanes named in mask meet, then all go on ----- */
+void __syncwarp(unsigned mask = 0xffffffffu);
+unsigned __ballot_sync(unsigned mask, int predicate);
+int __all_sync(unsigned mask, int predicate);
+int __any_sync(unsigned mask, int predicate);
+unsigned __match_any_sync(unsigned mask, unsigned long long value);
+unsigned __activemask();
+
+enum emu_shuffle_kind { EMU_SHFL_IDX, EMU_SHFL_UP, EMU_SHFL_DOWN, EMU_SHFL_XOR };
+/* Every shuffle moves 8 bytes: the value's bits, whatever its type. */
+unsigned long long emu_shuffle(emu_shuffle_kind kind, unsigned mask, unsigned long long bits, int lane,
+                               int width);
+template <typename T> T emu_shuffle_as(emu_shuffle_kind kind, unsigned mask, T v, int lane, int width)
+{
+    static_assert(sizeof(T) <= 8, "a shuffle moves at most 8 bytes");
+    unsigned long long bits = 0;
+    memcpy(&bits, &v, sizeof v);
+    bits = emu_shuffle(kind, mask, bits, lane, width);
+    memcpy(&v, &bits, sizeof v);
+    return v;
+}
+template <typename T> T __shfl_sync(unsigned mask, T v, int src, int width = 32)
+{
+    return emu_shuffle_as(EMU_SHFL_IDX, mask, v, src, width);
+}
+template <typename T> T __shfl_up_sync(unsigned mask, T v, unsigned delta, int width = 32)
+{
+    return emu_shuffle_as(EMU_SHFL_UP, mask, v, (int)delta, width);
+}
+template <typename T> T __shfl_down_sync(unsigned mask, T v, unsigned delta, int width = 32)
+{
+    return emu_shuffle_as(EMU_SHFL_DOWN, mask, v, (int)delta, width);
+}
+template <typename T> T __shfl_xor_sync(unsigned mask, T v, int lane_mask, int width = 32)
+{
+    return emu_shuffle_as(EMU_SHFL_XOR, mask, v, lane_mask, width);
+}
+
+/* ---- shared memory: the rewriter turns
+ *     __shared__ float tile[32][33];   into  float (&tile)[32][33] = emu_shared_var<...>
+ *     extern __shared__ int s[];       into  static thread_local int *const s = emu_dynamic_shared
+ * Each block's shared memory starts out poisoned (0xFF bytes, a NaN as float,
+ * -1 as int), so reading what no thread wrote shows. */
+struct emu_shared_site {
+    const char *name;
+    size_t bytes, align, element;
+    unsigned rank; /* 0 for a scalar, 2 for tile[32][33] */
+    size_t row;    /* elements in the last dimension */
+    long offset;   /* in the block's shared memory; -1 until first used */
+};
+void *emu_shared_at(emu_shared_site *site, const char *name);
+void *emu_dynamic_shared(const char *name, size_t element);
+template <typename A, typename Site> A &emu_shared_var(const char *name, Site)
+{
+    const unsigned rank = std::rank<A>::value;
+    /* constants only, so no guarded initialisation; the name comes with the call */
+    static emu_shared_site site = {nullptr, sizeof(A), alignof(A),
+                                   sizeof(typename std::remove_all_extents<A>::type), rank,
+                                   std::extent<A, rank ? rank - 1 : 0>::value, -1};
+    return *(A *)emu_shared_at(&site, name);
+}
+
+/* ---- integer intrinsics ------------------------------------------------- */
+inline int __popc(unsigned x) { return __builtin_popcount(x); }
+inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
+inline int __clz(int x) { return x ? __builtin_clz((unsigned)x) : 32; }
+inline int __clzll(long long x) { return x ? __builtin_clzll((unsigned long long)x) : 64; }
+inline int __ffs(int x) { return __builtin_ffs(x); }
+inline int __ffsll(long long x) { return __builtin_ffsll(x); }
+inline unsigned __brev(unsigned x)
+{
+    x = (x >> 1 & 0x55555555u) | (x & 0x55555555u) << 1;
+    x = (x >> 2 & 0x33333333u) | (x & 0x33333333u) << 2;
+    x = (x >> 4 & 0x0f0f0f0fu) | (x & 0x0f0f0f0fu) << 4;
+    return __builtin_bswap32(x);
+}
+inline unsigned long long __brevll(unsigned long long x)
+{
+    return (unsigned long long)__brev((unsigned)x) << 32 | __brev((unsigned)(x >> 32));
+}
+inline int __float_as_int(float f) { int i; memcpy(&i, &f, 4); return i; }
+inline unsigned __float_as_uint(float f) { unsigned u; memcpy(&u, &f, 4); return u; }
+inline float __int_as_float(int i) { float f; memcpy(&f, &i, 4); return f; }
+inline float __uint_as_float(unsigned u) { float f; memcpy(&f, &u, 4); return f; }
+template <typename T> T __ldg(const T *p) { return *p; }
+
+/* CUDA's min and max are overloaded functions for device code */
+#define EMU_MIN_MAX(T)                                     \
+    inline T min(T a, T b) { return b < a ? b : a; }       \
+    inline T max(T a, T b) { return a < b ? b : a; }
+EMU_MIN_MAX(int)
+EMU_MIN_MAX(unsigned)
+EMU_MIN_MAX(long)
+EMU_MIN_MAX(unsigned long)
+EMU_MIN_MAX(long long)
+EMU_MIN_MAX(unsigned long long)
+EMU_MIN_MAX(float)
+EMU_MIN_MAX(double)
+#undef EMU_MIN_MAX
+
+/* ---- atomics: real ones, on memory every core of the CPU shares --------- */
+int atomicAdd(int *p, int v);
+unsigned atomicAdd(unsigned *p, unsigned v);
+unsigned long long atomicAdd(unsigned long long *p, unsigned long long v);
+float atomicAdd(float *p, float v);
+double atomicAdd(double *p, double v);
+int atomicSub(int *p, int v);
+unsigned atomicSub(unsigned *p, unsigned v);
+int atomicExch(int *p, int v);
+unsigned atomicExch(unsigned *p, unsigned v);
+unsigned long long atomicExch(unsigned long long *p, unsigned long long v);
+float atomicExch(float *p, float v);
+int atomicMin(int *p, int v);
+unsigned atomicMin(unsigned *p, unsigned v);
+long long atomicMin(long long *p, long long v);
+unsigned long long atomicMin(unsigned long long *p, unsigned long long v);
+int atomicMax(int *p, int v);
+unsigned atomicMax(unsigned *p, unsigned v);
+long long atomicMax(long long *p, long long v);
+unsigned long long atomicMax(unsigned long long *p, unsigned long long v);
+int atomicCAS(int *p, int expected, int v);
+unsigned atomicCAS(unsigned *p, unsigned expected, unsigned v);
+unsigned long long atomicCAS(unsigned long long *p, unsigned long long expected,
+                             unsigned long long v);
+int atomicAnd(int *p, int v);
+unsigned atomicAnd(unsigned *p, unsigned v);
+unsigned long long atomicAnd(unsigned long long *p, unsigned long long v);
+int atomicOr(int *p, int v);
+unsigned atomicOr(unsigned *p, unsigned v);
+unsigned long long atomicOr(unsigned long long *p, unsigned long long v);
+int atomicXor(int *p, int v);
+unsigned atomicXor(unsigned *p, unsigned v);
+unsigned long long atomicXor(unsigned long long *p, unsigned long long v);
+unsigned atomicInc(unsigned *p, unsigned limit);
 
 /* ---- vector types ------------------------------------------------------ */
 struct alignas(8) float2 { float x, y; };
 struct alignas(16) float4 { float x, y, z, w; };
 struct alignas(8) int2 { int x, y; };
 struct alignas(16) int4 { int x, y, z, w; };
+struct alignas(8) uint2 { unsigned x, y; };
 struct alignas(16) uint4 { unsigned x, y, z, w; };
+struct uchar4 { unsigned char x, y, z, w; };
 inline float2 make_float2(float x, float y) { return {x, y}; }
 inline float4 make_float4(float x, float y, float z, float w) { return {x, y, z, w}; }
 inline int2 make_int2(int x, int y) { return {x, y}; }
 inline int4 make_int4(int x, int y, int z, int w) { return {x, y, z, w}; }
+inline uint2 make_uint2(unsigned x, unsigned y) { return {x, y}; }
 inline uint4 make_uint4(unsigned x, unsigned y, unsigned z, unsigned w) { return {x, y, z, w}; }
+inline uchar4 make_uchar4(unsigned char x, unsigned char y, unsigned char z, unsigned char w)
+{
+    return {x, y, z, w};
+}
+inline uint3 make_uint3(unsigned x, unsigned y, unsigned z) { return {x, y, z}; }
 
 /* ---- errors ------------------------------------------------------------ */
 enum cudaError_t {
@@ -72,18 +230,26 @@ const char *cudaGetErrorName(cudaError_t err);
 /* ---- the device -------------------------------------------------------- */
 struct cudaDeviceProp {
     char name[256];
-    size_t totalGlobalMem;
-    int multiProcessorCount, major, minor;
+    size_t totalGlobalMem, sharedMemPerBlock, sharedMemPerBlockOptin;
+    int multiProcessorCount, major, minor, warpSize;
     int maxThreadsPerBlock, maxThreadsPerMultiProcessor, maxBlocksPerMultiProcessor;
 };
-enum cudaDeviceAttr { cudaDevAttrMaxThreadsPerBlock = 1, cudaDevAttrMultiProcessorCount = 16 };
+enum cudaDeviceAttr {
+    cudaDevAttrMaxThreadsPerBlock = 1,
+    cudaDevAttrMaxSharedMemoryPerBlock = 8,
+    cudaDevAttrMultiProcessorCount = 16,
+    cudaDevAttrMaxSharedMemoryPerBlockOptin = 97,
+};
+enum cudaFuncAttribute { cudaFuncAttributeMaxDynamicSharedMemorySize = 8 };
 cudaError_t cudaGetDeviceCount(int *count);
 cudaError_t cudaGetDevice(int *device);
+cudaError_t cudaSetDevice(int device);
 cudaError_t cudaGetDeviceProperties(cudaDeviceProp *prop, int device);
 cudaError_t cudaDeviceGetAttribute(int *value, cudaDeviceAttr attr, int device);
 cudaError_t cudaRuntimeGetVersion(int *version);
 cudaError_t cudaDriverGetVersion(int *version);
 cudaError_t cudaDeviceSynchronize();
+cudaError_t cudaDeviceReset();
 cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, const void *kernel,
                                                           int block, size_t smem);
 template <typename K>
@@ -92,8 +258,14 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, K kernel,
 {
     return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, (const void *)kernel, block, smem);
 }
+cudaError_t cudaFuncSetAttribute(const void *kernel, cudaFuncAttribute attr, int value);
+template <typename K> cudaError_t cudaFuncSetAttribute(K kernel, cudaFuncAttribute attr, int value)
+{
+    return cudaFuncSetAttribute((const void *)kernel, attr, value);
+}
 
-/* ---- memory: device memory is host memory here ------------------------- */
+/* ---- memory: device allocations come from one reserved range, so an
+ *      access just outside one is caught (memory.cpp) -------------------- */
 enum cudaMemcpyKind {
     cudaMemcpyHostToHost = 0,
     cudaMemcpyHostToDevice = 1,
@@ -109,11 +281,16 @@ template <typename T> cudaError_t cudaMalloc(T **ptr, size_t bytes)
 }
 cudaError_t cudaFree(void *ptr);
 cudaError_t cudaMallocHost(void **ptr, size_t bytes);
+template <typename T> cudaError_t cudaMallocHost(T **ptr, size_t bytes)
+{
+    return cudaMallocHost((void **)ptr, bytes);
+}
 cudaError_t cudaFreeHost(void *ptr);
 cudaError_t cudaMemcpy(void *dst, const void *src, size_t bytes, cudaMemcpyKind kind);
 cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes, cudaMemcpyKind kind,
                             cudaStream_t stream = 0);
 cudaError_t cudaMemset(void *ptr, int value, size_t bytes);
+cudaError_t cudaMemsetAsync(void *ptr, int value, size_t bytes, cudaStream_t stream = 0);
 cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total_bytes);
 
 /* ---- events: launches finish before they return, so a host clock will do */

@@ -1,9 +1,17 @@
-/* rewrite.c: turn CUDA's launch syntax into a plain C++ call, so a .cu file
- * compiles with the host compiler against the emulation (EMU=1).
+/* rewrite.c: turn what is CUDA syntax rather than C++ into plain C++, so a
+ * .cu file compiles with the host compiler against the emulation (EMU=1).
  *
  *     kernel<<<grid, block>>>(a, b);
  *  becomes
  *     emu_launch(emu_config(grid, block), "kernel", [=]() { kernel(a, b); });
+ *
+ *     __shared__ float tile[32][33];
+ *  becomes a reference to the block's shared memory (a lambda marks the site)
+ *     float (&tile)[32][33] = emu_shared_var<float[32][33]>("tile", []{});
+ *
+ *     extern __shared__ int s[];
+ *  becomes a pointer to the launch's dynamic shared memory
+ *     static thread_local int *const s = (int *)emu_dynamic_shared("s", sizeof(int));
  *
  * Comments, strings and character literals are copied untouched; a launch may
  * spread over lines and name a template (scan<256><<<...>>>). The output keeps
@@ -70,17 +78,18 @@ static size_t match_paren(const char *file, size_t i)
     return 0;
 }
 
-static int is_name_char(char c)
+static int is_ident_char(char c)
 {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '_' || c == ':';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
+
+static int is_name_char(char c) { return is_ident_char(c) || c == ':'; }
 
 /* Where the callee before "<<<" at i starts: a name, maybe with template
  * arguments (kernel<256, float>) and a namespace (ns::kernel). */
 static size_t callee_start(size_t i)
 {
-    while (i > 0 && (text[i - 1] == ' ' || text[i - 1] == '\t'))
+    while (i > 0 && strchr(" \t\n", text[i - 1]))
         i--;
     if (i > 0 && text[i - 1] == '>') {
         int depth = 0;
@@ -121,6 +130,102 @@ static void put_flat(size_t from, size_t to)
     }
 }
 
+static void put_newlines(size_t from, size_t to)
+{
+    for (size_t k = from; k < to; k++)
+        if (text[k] == '\n')
+            putchar('\n');
+}
+
+/* The word at i, if it is exactly `word` (not part of a longer name). */
+static int word_at(size_t i, const char *word)
+{
+    size_t n = strlen(word);
+    return strncmp(text + i, word, n) == 0 && (i == 0 || !is_ident_char(text[i - 1])) &&
+           !is_ident_char(text[i + n]);
+}
+
+/* Copy text[from, to) with runs of white space made one space, and without
+ * __align__(n), which the emulation does not need. */
+static void put_type(size_t from, size_t to)
+{
+    while (from < to && strchr(" \t\n", text[from]))
+        from++;
+    while (to > from && strchr(" \t\n", text[to - 1]))
+        to--;
+    int written = 0;
+    for (size_t k = from; k < to; k++) {
+        if (word_at(k, "__align__")) {
+            while (k < to && text[k] != ')')
+                k++;
+            continue;
+        }
+        if (!strchr(" \t\n", text[k])) {
+            putchar(text[k]);
+            written = 1;
+        } else if (written && !strchr(" \t\n", text[k + 1])) {
+            putchar(' ');
+        }
+    }
+}
+
+/* A declaration at `at` ("__shared__ float s[2][8];", maybe after "extern"
+ * at `start`), written out as the emulation's shared memory. Returns the
+ * index just past its ';'. */
+static size_t rewrite_shared(const char *file, size_t start, size_t at, int is_extern)
+{
+    size_t from = at + strlen("__shared__"), end = from;
+    while (end < len && text[end] != ';') {
+        size_t j = skip_literal(end);
+        end = j != end ? j : end + 1;
+    }
+    if (end >= len)
+        fail(file, at, "a __shared__ declaration without its ';'");
+    size_t dims = from; /* the first '[', or the end */
+    while (dims < end && text[dims] != '[')
+        dims++;
+    for (size_t k = from; k < end; k++)
+        if (text[k] == ',' || text[k] == '=')
+            fail(file, at, "declare one __shared__ variable at a time, without an initializer "
+                           "(CUDA does not run initializers for shared memory)");
+    size_t name_end = dims;
+    while (name_end > from && strchr(" \t\n", text[name_end - 1]))
+        name_end--;
+    size_t name = name_end;
+    while (name > from && is_ident_char(text[name - 1]))
+        name--;
+    if (name == name_end)
+        fail(file, at, "a __shared__ declaration without a name");
+
+    if (is_extern) {
+        fputs("static thread_local ", stdout);
+        put_type(from, name);
+        fputs(" *const ", stdout);
+        put_span(name, name_end);
+        fputs(" = (", stdout);
+        put_type(from, name);
+        fputs(" *)emu_dynamic_shared(\"", stdout);
+        put_span(name, name_end);
+        fputs("\", sizeof(", stdout);
+        put_type(from, name);
+        fputs("));", stdout);
+    } else {
+        put_type(from, name);
+        fputs(dims < end ? " (&" : " &", stdout);
+        put_span(name, name_end);
+        fputs(dims < end ? ")" : "", stdout);
+        put_flat(dims, end);
+        fputs(" = emu_shared_var<", stdout);
+        put_type(from, name);
+        put_flat(dims, end);
+        fputs(">(\"", stdout);
+        put_span(name, name_end);
+        fputs("\", []{});", stdout);
+    }
+    put_newlines(start, end);
+    return end + 1;
+}
+
 int main(int argc, char *argv[])
 {
     if (argc != 2) {
@@ -151,15 +256,30 @@ int main(int argc, char *argv[])
             i = j;
             continue;
         }
+        if (word_at(i, "__shared__")) {
+            size_t start = i;
+            while (start > done && strchr(" \t\n", text[start - 1]))
+                start--;
+            int is_extern = start >= 6 && word_at(start - 6, "extern");
+            if (is_extern)
+                start -= 6;
+            else
+                start = i;
+            put_span(done, start);
+            done = i = rewrite_shared(file, start, i, is_extern);
+            continue;
+        }
         if (strncmp(text + i, "<<<", 3) != 0) {
             i++;
             continue;
         }
-        size_t callee = callee_start(i);
-        char *close = strstr(text + i + 3, ">>>");
-        if (callee == i || !close)
+        size_t callee = callee_start(i), config_end = i + 3;
+        while (config_end < len && strncmp(text + config_end, ">>>", 3) != 0) {
+            size_t j = skip_literal(config_end);
+            config_end = j != config_end ? j : config_end + 1;
+        }
+        if (callee == i || config_end >= len)
             fail(file, i, "a <<< that is not a kernel launch (name<<<grid, block>>>(args))");
-        size_t config_end = (size_t)(close - text);
         size_t open = config_end + 3;
         while (open < len && (text[open] == ' ' || text[open] == '\t' || text[open] == '\n'))
             open++;

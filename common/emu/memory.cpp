@@ -1,0 +1,437 @@
+/* memory.cpp: the emulator's memory checks.
+ *
+ * Kernels are compiled with -fsanitize=thread, but without ThreadSanitizer's
+ * library: the compiler then calls __tsan_read4(address) and friends before
+ * each load and store, and this file answers those calls. Outside a kernel
+ * they return at once. Inside one:
+ *
+ *  - device memory comes from one reserved range of addresses, so an access
+ *    that falls in that range but in no live allocation is out of bounds;
+ *  - shared memory is one area per worker, and each 4-byte word has a record
+ *    of who last wrote and read it since the last barrier. Two threads that
+ *    touch the same word between barriers, at least one of them writing, race:
+ *    on a GPU the result depends on timing. Within a warp, __syncwarp() and
+ *    the warp collectives order accesses too.
+ *
+ * Either finding stops the kernel, with the kernel, block, threads and the
+ * source lines involved. */
+#include "emu.h"
+
+#include <dlfcn.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <map>
+#include <mutex>
+
+namespace emu {
+
+const unsigned POISON = 0xFFBADBADu; /* the harness's "never written" word */
+
+static void poison(void *p, size_t bytes)
+{
+    unsigned char *b = (unsigned char *)p;
+    for (size_t i = 0; i < bytes; i++)
+        b[i] = (unsigned char)(POISON >> (8 * (i % 4)));
+}
+
+/* ---- device memory --------------------------------------------------------- */
+
+const size_t ARENA = (size_t)1 << 40; /* addresses only: pages are mapped as allocated */
+const size_t GAP = 64 * 1024;         /* unmapped between allocations */
+static char *arena;
+static size_t arena_used;
+struct allocation {
+    char *begin;
+    size_t bytes;
+    bool live;
+};
+static std::vector<allocation> allocations; /* in address order */
+static std::mutex allocation_lock;
+
+static size_t page_round(size_t bytes) { return (bytes + GAP - 1) / GAP * GAP; }
+
+void *device_alloc(size_t bytes)
+{
+    std::lock_guard<std::mutex> hold(allocation_lock);
+    if (!arena) {
+        void *p = mmap(nullptr, ARENA, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (p == MAP_FAILED)
+            return nullptr;
+        arena = (char *)p;
+    }
+    size_t span = page_round(bytes ? bytes : 1);
+    if (arena_used + span + GAP > ARENA)
+        return nullptr;
+    char *p = arena + arena_used;
+    if (mprotect(p, span, PROT_READ | PROT_WRITE) != 0)
+        return nullptr;
+    arena_used += span + GAP;
+    allocations.push_back({p, bytes, true});
+    return p;
+}
+
+bool device_free(void *p)
+{
+    std::lock_guard<std::mutex> hold(allocation_lock);
+    for (allocation &a : allocations)
+        if (a.begin == p && a.live) {
+            a.live = false; /* addresses are never reused, so a late access is caught */
+            mmap(a.begin, page_round(a.bytes ? a.bytes : 1), PROT_NONE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+            return true;
+        }
+    return false;
+}
+
+bool is_device(const void *p) { return arena && (size_t)((const char *)p - arena) < ARENA; }
+
+static std::string describe_outside(const char *p, size_t size)
+{
+    const allocation *before = nullptr;
+    for (const allocation &a : allocations)
+        if (a.begin <= p)
+            before = &a;
+    char text[200];
+    if (!before)
+        snprintf(text, sizeof text, "an address below every device allocation");
+    else if (!before->live)
+        snprintf(text, sizeof text, "memory freed with cudaFree (a %zu-byte allocation)",
+                 before->bytes);
+    else if (p + size > before->begin + before->bytes && p < before->begin + before->bytes)
+        snprintf(text, sizeof text, "the end of a %zu-byte device allocation, partly past it",
+                 before->bytes);
+    else if (p == before->begin + before->bytes)
+        snprintf(text, sizeof text,
+                 "the end of a %zu-byte device allocation, just past it (element %zu of an "
+                 "array of %zu %zu-byte elements)",
+                 before->bytes, (size_t)(p - before->begin) / size, before->bytes / size, size);
+    else
+        snprintf(text, sizeof text,
+                 "%zu bytes past the end of a %zu-byte device allocation (element %zu of an "
+                 "array of %zu %zu-byte elements)",
+                 (size_t)(p - (before->begin + before->bytes)), before->bytes,
+                 (size_t)(p - before->begin) / size, before->bytes / size, size);
+    return text;
+}
+
+static void check_device(const char *p, size_t size, bool write, const void *pc)
+{
+    static thread_local const allocation *last; /* kernels touch few arrays: try the last one */
+    if (last && p >= last->begin && p + size <= last->begin + last->bytes && last->live)
+        return;
+    auto next = std::upper_bound(allocations.begin(), allocations.end(), p,
+                                 [](const char *q, const allocation &a) { return q < a.begin; });
+    if (next != allocations.begin()) {
+        const allocation &a = *(next - 1);
+        if (a.live && p + size <= a.begin + a.bytes) {
+            last = &a;
+            return;
+        }
+    }
+    std::string line = source_line(pc);
+    fail_launch(where(runner->current) + (write ? " writes " : " reads ") + std::to_string(size) +
+                " bytes at " + describe_outside(p, size) + (line.empty() ? "" : ", at " + line) +
+                ". A missing or wrong bounds check (i < n)?");
+    abandon_thread();
+}
+
+/* ---- shared memory ----------------------------------------------------------- */
+
+static std::mutex site_lock;
+static std::vector<emu_shared_site *> sites; /* static variables, by offset */
+static size_t static_used;
+static std::string dynamic_names; /* "sdata" or "sdata/temp": the extern arrays */
+static size_t dynamic_element = 4;
+const size_t SHARED = SHARED_STATIC + SHARED_DYNAMIC;
+
+void prepare_shared(block_runner &r)
+{
+    r.shared = (unsigned char *)mmap(nullptr, SHARED, PROT_READ | PROT_WRITE,
+                                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    r.records = (word_record *)mmap(nullptr, SHARED / 4 * sizeof(word_record),
+                                    PROT_READ | PROT_WRITE,
+                                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (r.shared == MAP_FAILED || r.records == MAP_FAILED) {
+        fprintf(stderr, "emulation: cannot map shared memory\n");
+        exit(1);
+    }
+    poison(r.shared, SHARED_STATIC);
+    r.phase = 1;
+}
+
+/* A new block: its dynamic shared memory poisoned, its static variables
+ * poisoned as the block first touches them, no accesses recorded. */
+void start_block_memory(block_runner &r)
+{
+    poison(r.shared + SHARED_STATIC, r.config.shared_bytes);
+    r.touched.clear();
+    next_phase(r);
+}
+
+void next_phase(block_runner &r)
+{
+    r.phase++;
+    std::fill(r.warp_step, r.warp_step + WARPS, 0u);
+}
+
+static block_runner &in_kernel(const char *what)
+{
+    if (!runner) {
+        fprintf(stderr, "emulation: %s is used outside a kernel; declare __shared__ variables "
+                        "inside a __global__ or __device__ function\n", what);
+        exit(1);
+    }
+    return *runner;
+}
+
+} // namespace emu
+
+using namespace emu;
+
+void *emu_shared_at(emu_shared_site *site, const char *name)
+{
+    block_runner &r = in_kernel(name);
+    if (__atomic_load_n(&site->offset, __ATOMIC_ACQUIRE) < 0) {
+        std::lock_guard<std::mutex> hold(site_lock);
+        if (site->offset < 0) {
+            site->name = name;
+            size_t at = (static_used + site->align - 1) / site->align * site->align;
+            if (at + site->bytes > SHARED_STATIC) {
+                fprintf(stderr, "emulation: __shared__ %s (%zu bytes) does not fit: the "
+                                "kernels' static shared memory passes %zu KB\n",
+                        site->name, site->bytes, SHARED_STATIC / 1024);
+                exit(1);
+            }
+            static_used = at + site->bytes;
+            sites.push_back(site);
+            __atomic_store_n(&site->offset, (long)at, __ATOMIC_RELEASE);
+        }
+    }
+    void *p = r.shared + site->offset;
+    if (std::find(r.touched.begin(), r.touched.end(), site) == r.touched.end()) {
+        poison(p, site->bytes);
+        r.touched.push_back(site);
+    }
+    return p;
+}
+
+void *emu_dynamic_shared(const char *name, size_t element)
+{
+    block_runner &r = in_kernel(name);
+    std::lock_guard<std::mutex> hold(site_lock);
+    if (("/" + dynamic_names + "/").find("/" + std::string(name) + "/") == std::string::npos) {
+        dynamic_names += (dynamic_names.empty() ? "" : "/") + std::string(name);
+        dynamic_element = element;
+    }
+    return r.shared + SHARED_STATIC;
+}
+
+namespace emu {
+
+/* "sdata[130]", "tile[3][7]", or a description of where the address is */
+static std::string shared_name(const block_runner &r, const unsigned char *p)
+{
+    size_t at = (size_t)(p - r.shared);
+    if (at >= SHARED_STATIC) {
+        std::lock_guard<std::mutex> hold(site_lock);
+        return (dynamic_names.empty() ? "extern __shared__" : dynamic_names) + "[" +
+               std::to_string((at - SHARED_STATIC) / dynamic_element) + "]";
+    }
+    for (const emu_shared_site *s : r.touched)
+        if (at >= (size_t)s->offset && at < s->offset + s->bytes) {
+            size_t k = (at - s->offset) / s->element;
+            if (s->rank == 0)
+                return s->name;
+            if (s->rank == 1)
+                return std::string(s->name) + "[" + std::to_string(k) + "]";
+            if (s->rank == 2)
+                return std::string(s->name) + "[" + std::to_string(k / s->row) + "][" +
+                       std::to_string(k % s->row) + "]";
+            return std::string(s->name) + ", element " + std::to_string(k);
+        }
+    return "shared memory outside every __shared__ variable";
+}
+
+static bool ordered(const block_runner &r, unsigned a, unsigned a_step, unsigned b)
+{
+    return a / 32 == b / 32 && a_step != r.warp_step[b / 32];
+}
+
+[[noreturn]] static void report_race(block_runner &r, const unsigned char *p, unsigned other,
+                                     bool other_wrote, const void *other_pc, bool i_write,
+                                     const void *pc)
+{
+    unsigned me = r.current;
+    std::string mine = source_line(pc), theirs = source_line(other_pc);
+    bool same_warp = me / 32 == other / 32;
+    fail_launch(
+        std::string("kernel ") + r.kernel + ", block (" + std::to_string(r.block.x) + ", " +
+        std::to_string(r.block.y) + ", " + std::to_string(r.block.z) +
+        "): a race on shared memory. " + thread_name(me) + (i_write ? " writes " : " reads ") +
+        shared_name(r, p) + (mine.empty() ? "" : " (" + mine + ")") + ", which " +
+        thread_name(other) + (other_wrote ? " wrote" : " read") +
+        (theirs.empty() ? "" : " (" + theirs + ")") +
+        (same_warp ? " since the last __syncthreads() or __syncwarp(). The two are in one warp, "
+                     "but a warp's threads do not run in lockstep: a __syncwarp() between the "
+                     "two accesses is missing (volatile is not enough)"
+                   : " since the last __syncthreads(): a __syncthreads() between the two "
+                     "accesses is missing"));
+    abandon_thread();
+}
+
+const unsigned short NOBODY = 0xFFFF;
+
+static void check_shared(block_runner &r, unsigned char *p, size_t size, bool write, bool atomic,
+                         const void *pc)
+{
+    size_t at = (size_t)(p - r.shared);
+    if (at >= SHARED_STATIC && at + size > SHARED_STATIC + r.config.shared_bytes) {
+        fail_launch(where(r.current) + (write ? " writes " : " reads ") + shared_name(r, p) +
+                    ", past the " + std::to_string(r.config.shared_bytes) +
+                    " bytes of dynamic shared memory the launch asked for (the third "
+                    "<<<grid, block, bytes>>> argument)" +
+                    (source_line(pc).empty() ? "" : ", at " + source_line(pc)));
+        abandon_thread();
+    }
+    unsigned me = r.current, step = r.warp_step[me / 32];
+    for (size_t w = at / 4; w <= (at + size - 1) / 4; w++) {
+        word_record &rec = r.records[w];
+        if (rec.write_phase == r.phase && rec.writer != me && !(atomic && rec.atomic) &&
+            !ordered(r, rec.writer, rec.write_step, me))
+            report_race(r, p, rec.writer, true, rec.write_pc, write, pc);
+        if (rec.read_phase != r.phase) { /* no reads yet in this phase */
+            rec.read_phase = r.phase;
+            rec.reader = rec.other_reader = NOBODY;
+            rec.read_pc = nullptr;
+        }
+        if (write) {
+            if (rec.reader != me && rec.reader != NOBODY && !ordered(r, rec.reader, rec.read_step, me))
+                report_race(r, p, rec.reader, false, rec.read_pc, true, pc);
+            if (rec.other_reader != me && rec.other_reader != NOBODY &&
+                !ordered(r, rec.other_reader, rec.other_step, me))
+                report_race(r, p, rec.other_reader, false, rec.read_pc, true, pc);
+            rec.write_phase = r.phase;
+            rec.writer = (unsigned short)me;
+            rec.write_step = step;
+            rec.atomic = atomic;
+            rec.write_pc = pc;
+        } else {
+            if (rec.reader != me) { /* remember one earlier reader too */
+                rec.other_reader = rec.reader;
+                rec.other_step = rec.read_step;
+            }
+            rec.reader = (unsigned short)me;
+            rec.read_step = step;
+            rec.read_pc = pc;
+        }
+    }
+}
+
+static inline void access(void *addr, size_t size, bool write, const void *pc)
+{
+    block_runner *r = runner;
+    if (!r)
+        return;
+    unsigned char *p = (unsigned char *)addr;
+    if ((size_t)(p - r->shared) < SHARED)
+        check_shared(*r, p, size, write, false, pc);
+    else if (is_device(p))
+        check_device((const char *)p, size, write, pc);
+}
+
+void note_atomic(void *p, size_t size, const void *pc)
+{
+    block_runner *r = runner;
+    if (r && (size_t)((unsigned char *)p - r->shared) < SHARED)
+        check_shared(*r, (unsigned char *)p, size, true, true, pc);
+    else if (r && is_device(p))
+        check_device((const char *)p, size, true, pc);
+}
+
+/* ---- source lines, for reports: addr2line reads the program's debug info ---- */
+
+std::string source_line(const void *pc)
+{
+    static std::mutex lock;
+    static std::map<const void *, std::string> known;
+    Dl_info info, self;
+    char program[64];
+    if (!pc || !dladdr(pc, &info) || !info.dli_fname)
+        return "";
+    /* the program itself: its own name may have changed (Criterion renames
+     * the processes that run tests) */
+    if (dladdr((void *)&source_line, &self) && self.dli_fbase == info.dli_fbase)
+    {
+        snprintf(program, sizeof program, "/proc/%d/exe", (int)getpid());
+        info.dli_fname = program;
+    }
+    std::lock_guard<std::mutex> hold(lock);
+    auto hit = known.find(pc);
+    if (hit != known.end())
+        return hit->second;
+    char command[600], line[400] = "";
+    /* pc is the return address: the call is the instruction before it */
+    snprintf(command, sizeof command, "addr2line -e '%s' 0x%zx 2>/dev/null", info.dli_fname,
+             (size_t)((const char *)pc - 1 - (const char *)info.dli_fbase));
+    if (FILE *f = popen(command, "r")) {
+        if (!fgets(line, sizeof line, f))
+            line[0] = 0;
+        pclose(f);
+    }
+    std::string text(line);
+    text = text.substr(0, text.find_first_of(" \n"));
+    char here[4096];
+    if (getcwd(here, sizeof here) && text.rfind(std::string(here) + "/", 0) == 0)
+        text = text.substr(strlen(here) + 1); /* tests/emu/emu_kernels.cu:42 */
+    if (text.empty() || text[0] == '?' || text.find(":?") != std::string::npos ||
+        text.size() < 3 || text.substr(text.size() - 2) == ":0")
+        text = "";
+    return known[pc] = text;
+}
+
+} // namespace emu
+
+/* ---- the calls -fsanitize=thread puts before loads and stores ---------------- */
+
+#define PC __builtin_return_address(0)
+extern "C" {
+void __tsan_init() {}
+void __tsan_func_entry(void *) {}
+void __tsan_func_exit() {}
+void __tsan_read1(void *p) { access(p, 1, false, PC); }
+void __tsan_read2(void *p) { access(p, 2, false, PC); }
+void __tsan_read4(void *p) { access(p, 4, false, PC); }
+void __tsan_read8(void *p) { access(p, 8, false, PC); }
+void __tsan_read16(void *p) { access(p, 16, false, PC); }
+void __tsan_write1(void *p) { access(p, 1, true, PC); }
+void __tsan_write2(void *p) { access(p, 2, true, PC); }
+void __tsan_write4(void *p) { access(p, 4, true, PC); }
+void __tsan_write8(void *p) { access(p, 8, true, PC); }
+void __tsan_write16(void *p) { access(p, 16, true, PC); }
+void __tsan_unaligned_read2(void *p) { access(p, 2, false, PC); }
+void __tsan_unaligned_read4(void *p) { access(p, 4, false, PC); }
+void __tsan_unaligned_read8(void *p) { access(p, 8, false, PC); }
+void __tsan_unaligned_read16(void *p) { access(p, 16, false, PC); }
+void __tsan_unaligned_write2(void *p) { access(p, 2, true, PC); }
+void __tsan_unaligned_write4(void *p) { access(p, 4, true, PC); }
+void __tsan_unaligned_write8(void *p) { access(p, 8, true, PC); }
+void __tsan_unaligned_write16(void *p) { access(p, 16, true, PC); }
+void __tsan_volatile_read1(void *p) { access(p, 1, false, PC); }
+void __tsan_volatile_read2(void *p) { access(p, 2, false, PC); }
+void __tsan_volatile_read4(void *p) { access(p, 4, false, PC); }
+void __tsan_volatile_read8(void *p) { access(p, 8, false, PC); }
+void __tsan_volatile_read16(void *p) { access(p, 16, false, PC); }
+void __tsan_volatile_write1(void *p) { access(p, 1, true, PC); }
+void __tsan_volatile_write2(void *p) { access(p, 2, true, PC); }
+void __tsan_volatile_write4(void *p) { access(p, 4, true, PC); }
+void __tsan_volatile_write8(void *p) { access(p, 8, true, PC); }
+void __tsan_volatile_write16(void *p) { access(p, 16, true, PC); }
+void __tsan_read_range(void *p, unsigned long size) { access(p, size, false, PC); }
+void __tsan_write_range(void *p, unsigned long size) { access(p, size, true, PC); }
+void __tsan_vptr_read(void **) {}
+void __tsan_vptr_update(void **, void *) {}
+}

@@ -1,0 +1,408 @@
+/* emu_kernels.cu: kernels that exercise the CPU emulation (make check EMU=1),
+ * each with a small C entry point for test_emu.c. Some are correct and must
+ * give the right answer; some carry a planted bug the emulation must name.
+ * Each entry point returns NULL when the launch succeeded, else the error. */
+#include "workbook.cuh"
+#include "emu_kernels.h"
+
+static const char *finish(void)
+{
+    cudaError_t e = cudaGetLastError();
+    if (e == cudaSuccess)
+        e = cudaDeviceSynchronize();
+    return e == cudaSuccess ? NULL : cudaGetErrorString(e);
+}
+
+/* Device scratch for the tests: n ints in, copied back out by finish_ints. */
+static int *to_device(const int *h, size_t n)
+{
+    int *d;
+    CUDA_CHECK(cudaMalloc(&d, n * sizeof(int)));
+    if (h)
+        CUDA_CHECK(cudaMemcpy(d, h, n * sizeof(int), cudaMemcpyHostToDevice));
+    else
+        CUDA_CHECK(cudaMemset(d, 0, n * sizeof(int)));
+    return d;
+}
+
+static const char *finish_ints(int *h, int *d, size_t n)
+{
+    const char *error = finish();
+    CUDA_CHECK(cudaMemcpy(h, d, n * sizeof(int), cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaFree(d));
+    return error;
+}
+
+/* ---- the rewriter: a launch of a template, spread over lines, among
+ *      comments and strings that look like CUDA syntax ---------------------- */
+
+template <typename T, int SCALE> __global__ void scale_index(T *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        out[i] = (T)(i * SCALE);
+}
+
+const char *emu_launch_syntax(int *out, int n, const char **text)
+{
+    int *d = to_device(NULL, n);
+    *text = "kernel<<<1, 2>>>(x); __shared__ int s[4];"; /* must stay as it is */
+    /* a comment with a launch in it: kernel<<<grid, block>>>(args) */
+    scale_index<int, 3>
+        <<<(unsigned)ceil_div(n, 128), // grid, then block
+           128 /* threads, <<< >>> */>>>(d,
+                                         n);
+    return finish_ints(out, d, n);
+}
+
+/* ---- indices: every thread of a 3-D grid of 3-D blocks writes who it is -- */
+
+__global__ void who_am_i(int *out)
+{
+    unsigned block = (blockIdx.z * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x;
+    unsigned thread = (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;
+    out[block * blockDim.x * blockDim.y * blockDim.z + thread] =
+        threadIdx.x + 10 * threadIdx.y + 100 * threadIdx.z + 1000 * blockIdx.x +
+        10000 * blockIdx.y + 100000 * blockIdx.z;
+}
+
+const char *emu_indices(int *out, struct shape grid, struct shape block)
+{
+    size_t n = (size_t)grid.x * grid.y * grid.z * block.x * block.y * block.z;
+    int *d = to_device(NULL, n);
+    who_am_i<<<dim3(grid.x, grid.y, grid.z), dim3(block.x, block.y, block.z)>>>(d);
+    return finish_ints(out, d, n);
+}
+
+/* ---- shared memory ------------------------------------------------------- */
+
+/* Thread 0 writes one word; everyone reads their own: the rest is poison. */
+__global__ void read_unwritten(int *out)
+{
+    __shared__ int words[64];
+    if (threadIdx.x == 0)
+        words[0] = 7;
+    __syncthreads();
+    out[blockIdx.x * blockDim.x + threadIdx.x] = words[threadIdx.x];
+}
+
+const char *emu_shared_poison(int *out, int blocks)
+{
+    int *d = to_device(NULL, blocks * 64);
+    read_unwritten<<<blocks, 64>>>(d);
+    return finish_ints(out, d, blocks * 64);
+}
+
+/* Reverse each block's slice through dynamic shared memory. */
+__global__ void reverse_blocks(int *out, const int *in)
+{
+    extern __shared__ int slice[];
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    slice[threadIdx.x] = in[i];
+    __syncthreads();
+    out[i] = slice[blockDim.x - 1 - threadIdx.x];
+}
+
+const char *emu_dynamic_shared_reverse(int *out, const int *in, int blocks, int block)
+{
+    int *d_in = to_device(in, (size_t)blocks * block), *d = to_device(NULL, (size_t)blocks * block);
+    reverse_blocks<<<blocks, block, block * sizeof(int)>>>(d, d_in);
+    CUDA_CHECK(cudaFree(d_in));
+    return finish_ints(out, d, (size_t)blocks * block);
+}
+
+/* A planted bug: dynamic shared memory for 32 ints, 64 threads writing. */
+const char *emu_dynamic_shared_too_small(void)
+{
+    int *d_in = to_device(NULL, 64), *d = to_device(NULL, 64);
+    reverse_blocks<<<1, 64, 32 * sizeof(int)>>>(d, d_in);
+    return finish();
+}
+
+/* ---- barriers -------------------------------------------------------------- */
+
+/* A planted bug: a barrier only the first 16 threads reach. */
+__global__ void barrier_in_branch(int *out)
+{
+    if (threadIdx.x < 16) {
+        out[threadIdx.x] = 1;
+        __syncthreads();
+    }
+}
+
+const char *emu_divergent_barrier(void)
+{
+    int *d = to_device(NULL, 64);
+    barrier_in_branch<<<2, 64>>>(d);
+    return finish();
+}
+
+__global__ void counting_barriers(int *out)
+{
+    unsigned t = threadIdx.x;
+    int count = __syncthreads_count(t % 3 == 0);
+    int all = __syncthreads_and(t < blockDim.x);
+    int any = __syncthreads_or(t == 5);
+    int none = __syncthreads_or(0);
+    out[t] = count + 1000 * all + 10000 * any + 100000 * none;
+}
+
+const char *emu_barrier_counts(int *out, int block)
+{
+    int *d = to_device(NULL, block);
+    counting_barriers<<<1, block>>>(d);
+    return finish_ints(out, d, block);
+}
+
+/* ---- warps ----------------------------------------------------------------- */
+
+__global__ void shuffles(int *out)
+{
+    unsigned t = threadIdx.x, lane = t % 32;
+    int v = (int)(lane * 10 + t / 32);
+    int *o = out + 6 * t;
+    o[0] = __shfl_sync(0xffffffffu, v, 31 - lane);
+    o[1] = __shfl_up_sync(0xffffffffu, v, 1);
+    o[2] = __shfl_down_sync(0xffffffffu, v, 2);
+    o[3] = __shfl_xor_sync(0xffffffffu, v, 5);
+    o[4] = __shfl_up_sync(0xffffffffu, v, 1, 8);
+    o[5] = (int)__shfl_down_sync(0xffffffffu, (float)v + 0.5f, 16);
+}
+
+const char *emu_shuffles(int *out, int block)
+{
+    int *d = to_device(NULL, 6 * block);
+    shuffles<<<1, block>>>(d);
+    return finish_ints(out, d, 6 * block);
+}
+
+__global__ void votes(int *out)
+{
+    unsigned lane = threadIdx.x % 32;
+    int *o = out + 5 * threadIdx.x;
+    o[0] = (int)__ballot_sync(0xffffffffu, lane % 2);
+    o[1] = __all_sync(0xffffffffu, lane < 32);
+    o[2] = __any_sync(0xffffffffu, lane == 7);
+    o[3] = (int)__activemask();
+    o[4] = (int)__match_any_sync(0xffffffffu, lane / 4);
+}
+
+const char *emu_votes(int *out, int block)
+{
+    int *d = to_device(NULL, 5 * block);
+    votes<<<1, block>>>(d);
+    return finish_ints(out, d, 5 * block);
+}
+
+/* A planted bug: half the warp shuffles with a full mask while the other
+ * half waits at the block barrier. */
+__global__ void half_warp_shuffle(int *out)
+{
+    int v = (int)threadIdx.x;
+    if (threadIdx.x % 32 < 16)
+        v = __shfl_down_sync(0xffffffffu, v, 1);
+    __syncthreads();
+    out[threadIdx.x] = v;
+}
+
+const char *emu_missing_lane(void)
+{
+    int *d = to_device(NULL, 64);
+    half_warp_shuffle<<<1, 64>>>(d);
+    return finish();
+}
+
+/* ---- intrinsics and atomics ---------------------------------------------------- */
+
+__global__ void bit_tricks(int *out, const int *in, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        unsigned x = (unsigned)in[i];
+        out[4 * i + 0] = __popc(x);
+        out[4 * i + 1] = (int)__brev(x);
+        out[4 * i + 2] = __ffs((int)x);
+        out[4 * i + 3] = __clz((int)x);
+    }
+}
+
+const char *emu_bits(int *out, const int *in, int n)
+{
+    int *d_in = to_device(in, n), *d = to_device(NULL, 4 * n);
+    bit_tricks<<<(unsigned)ceil_div(n, 64), 64>>>(d, d_in, n);
+    CUDA_CHECK(cudaFree(d_in));
+    return finish_ints(out, d, 4 * n);
+}
+
+struct counters {
+    int add, sub, max, min, cas, exch_seen, and_bits, or_bits, xor_bits;
+    unsigned uadd, inc;
+    unsigned long long ulladd;
+    float fadd;
+};
+
+/* Every thread of every block hits the same few words: blocks run on
+ * several cores at once, so the atomics really contend. */
+__global__ void contend(struct counters *c)
+{
+    int t = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+    atomicAdd(&c->add, 1);
+    atomicSub(&c->sub, 2);
+    atomicMax(&c->max, t);
+    atomicMin(&c->min, -t);
+    int old = c->cas, seen;
+    while ((seen = atomicCAS(&c->cas, old, old + 3)) != old)
+        old = seen;
+    if (atomicExch(&c->exch_seen, 1) == 0)
+        atomicAdd(&c->uadd, 1000000u);
+    atomicAnd(&c->and_bits, ~(1 << (t % 31)));
+    atomicOr(&c->or_bits, 1 << (t % 31));
+    atomicXor(&c->xor_bits, 1);
+    atomicAdd(&c->uadd, 1u);
+    atomicInc(&c->inc, 9u);
+    atomicAdd(&c->ulladd, 1ull << 33);
+    atomicAdd(&c->fadd, 1.0f);
+}
+
+const char *emu_atomics(struct counters_out *out, int blocks, int block)
+{
+    struct counters h = {0, 0, -1, 1, 0, 0, -1, 0, 0, 0, 0, 0, 0.0f}, *d;
+    CUDA_CHECK(cudaMalloc(&d, sizeof h));
+    CUDA_CHECK(cudaMemcpy(d, &h, sizeof h, cudaMemcpyHostToDevice));
+    contend<<<blocks, block>>>(d);
+    const char *error = finish();
+    CUDA_CHECK(cudaMemcpy(&h, d, sizeof h, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaFree(d));
+    *out = (struct counters_out){h.add, h.sub, h.max, h.min, h.cas, h.and_bits, h.or_bits,
+                                 h.xor_bits, h.uadd, h.inc, h.ulladd, h.fadd};
+    return error;
+}
+
+/* Blocks take a ticket, then wait for the previous ticket's flag: a chain
+ * through global memory, as the single-pass scan builds it. */
+__global__ void chain(int *value, volatile int *flag, unsigned *ticket)
+{
+    __shared__ unsigned order;
+    if (threadIdx.x == 0) {
+        order = atomicAdd(ticket, 1u);
+        int before = 0;
+        if (order > 0) {
+            while (flag[order - 1] == 0)
+                ;
+            before = value[order - 1];
+        }
+        value[order] = before + 1;
+        __threadfence();
+        flag[order] = 1;
+    }
+    __syncthreads();
+}
+
+const char *emu_chained_blocks(int *out, int blocks)
+{
+    int *value = to_device(NULL, blocks), *flag = to_device(NULL, blocks);
+    unsigned *ticket;
+    CUDA_CHECK(cudaMalloc(&ticket, sizeof *ticket));
+    CUDA_CHECK(cudaMemset(ticket, 0, sizeof *ticket));
+    chain<<<blocks, 64>>>(value, flag, ticket);
+    CUDA_CHECK(cudaFree(flag));
+    CUDA_CHECK(cudaFree(ticket));
+    return finish_ints(out, value, blocks);
+}
+
+/* ---- races on shared memory --------------------------------------------------- */
+
+/* A tree sum in shared memory; with `planted`, the barrier between the loads
+ * and the first step of the tree is left out. */
+__global__ void tree_sum(int *out, const int *in, bool planted)
+{
+    extern __shared__ int sums[];
+    unsigned t = threadIdx.x;
+    sums[t] = in[blockIdx.x * blockDim.x + t];
+    if (!planted)
+        __syncthreads();
+    for (unsigned half = blockDim.x / 2; half > 0; half /= 2) {
+        if (t < half)
+            sums[t] += sums[t + half];
+        __syncthreads();
+    }
+    if (t == 0)
+        out[blockIdx.x] = sums[0];
+}
+
+const char *emu_tree_sum(int *out, const int *in, int blocks, int block, int planted)
+{
+    int *d_in = to_device(in, (size_t)blocks * block), *d = to_device(NULL, blocks);
+    tree_sum<<<blocks, block, block * sizeof(int)>>>(d, d_in, planted != 0);
+    CUDA_CHECK(cudaFree(d_in));
+    return finish_ints(out, d, blocks);
+}
+
+/* An inclusive scan of each warp's 32 values in shared memory. The planted
+ * form is the old warp-synchronous idiom: volatile, no __syncwarp, relying
+ * on lockstep that GPUs since Volta do not promise. */
+__global__ void warp_scan(int *out, const int *in, bool planted)
+{
+    __shared__ int values[64];
+    unsigned t = threadIdx.x, lane = t % 32;
+    volatile int *v = values;
+    v[t] = in[t];
+    __syncwarp();
+    for (unsigned d = 1; d < 32; d *= 2) {
+        if (planted) {
+            if (lane >= d)
+                v[t] += v[t - d];
+        } else {
+            int add = lane >= d ? v[t - d] : 0;
+            __syncwarp();
+            v[t] += add;
+            __syncwarp();
+        }
+    }
+    out[t] = v[t];
+}
+
+const char *emu_warp_scan(int *out, const int *in, int planted)
+{
+    int *d_in = to_device(in, 64), *d = to_device(NULL, 64);
+    warp_scan<<<1, 64>>>(d, d_in, planted != 0);
+    CUDA_CHECK(cudaFree(d_in));
+    return finish_ints(out, d, 64);
+}
+
+/* Shared-memory histogram: atomics on shared words do not race. */
+__global__ void shared_histogram(int *bins, const int *in, int n)
+{
+    __shared__ int local[16];
+    if (threadIdx.x < 16)
+        local[threadIdx.x] = 0;
+    __syncthreads();
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+        atomicAdd(&local[in[i] & 15], 1);
+    __syncthreads();
+    if (threadIdx.x < 16)
+        atomicAdd(&bins[threadIdx.x], local[threadIdx.x]);
+}
+
+const char *emu_shared_histogram(int *bins, const int *in, int n)
+{
+    int *d_in = to_device(in, n), *d = to_device(NULL, 16);
+    shared_histogram<<<4, 128>>>(d, d_in, n);
+    CUDA_CHECK(cudaFree(d_in));
+    return finish_ints(bins, d, 16);
+}
+
+/* ---- out of bounds: a planted bug, the bounds check left out -------------- */
+
+__global__ void copy_unchecked(int *out, const int *in)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    out[i] = in[i]; /* OUT OF BOUNDS LINE */
+}
+
+const char *emu_out_of_bounds(int n)
+{
+    int *d_in = to_device(NULL, n), *d = to_device(NULL, n);
+    copy_unchecked<<<(unsigned)ceil_div(n, 256), 256>>>(d, d_in);
+    return finish();
+}

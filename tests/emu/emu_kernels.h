@@ -1,0 +1,43 @@
+/* emu_kernels.h: the entry points of emu_kernels.cu, for test_emu.c. Each
+ * returns NULL when its launch succeeded, else CUDA's error string. */
+#ifndef EMU_KERNELS_H
+#define EMU_KERNELS_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct shape {
+    unsigned x, y, z;
+};
+
+struct counters_out {
+    int add, sub, max, min, cas, and_bits, or_bits, xor_bits;
+    unsigned uadd, inc;
+    unsigned long long ulladd;
+    float fadd;
+};
+
+const char *emu_launch_syntax(int *out, int n, const char **text);
+const char *emu_indices(int *out, struct shape grid, struct shape block);
+const char *emu_shared_poison(int *out, int blocks);
+const char *emu_dynamic_shared_reverse(int *out, const int *in, int blocks, int block);
+const char *emu_dynamic_shared_too_small(void);
+const char *emu_divergent_barrier(void);
+const char *emu_barrier_counts(int *out, int block);
+const char *emu_shuffles(int *out, int block);
+const char *emu_votes(int *out, int block);
+const char *emu_missing_lane(void);
+const char *emu_bits(int *out, const int *in, int n);
+const char *emu_atomics(struct counters_out *out, int blocks, int block);
+const char *emu_chained_blocks(int *out, int blocks);
+const char *emu_tree_sum(int *out, const int *in, int blocks, int block, int planted);
+const char *emu_warp_scan(int *out, const int *in, int planted);
+const char *emu_shared_histogram(int *bins, const int *in, int n);
+const char *emu_out_of_bounds(int n);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,310 @@
+/* test_emu.c: the CPU emulation's own tests (EMU=1 builds only). One test per
+ * behaviour the emulation promises: correct kernels give the GPU's answers,
+ * planted bugs are stopped with a message naming what went wrong. */
+#include <criterion/criterion.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emu_kernels.h"
+#include "workbook.h"
+
+#define TIMEOUT .timeout = 30.0
+
+static uint64_t seed;
+
+static void random_ints(int *x, size_t n, int mod)
+{
+    uint64_t state = seed;
+    for (size_t i = 0; i < n; i++)
+        x[i] = (int)(rng_next(&state) % (uint64_t)mod);
+}
+
+/* The failure message must exist and say each of the given things. */
+static void expect_error_saying(const char *error, const char *const *phrases)
+{
+    cr_assert_not_null(error, "the planted bug went unreported");
+    for (; *phrases; phrases++)
+        cr_expect(strstr(error, *phrases), "the report lacks \"%s\":\n%s", *phrases, error);
+}
+
+static void expect_success(const char *error)
+{
+    cr_assert_null(error, "the launch failed: %s", error);
+}
+
+static void start(void) { seed = seed_from_env(); }
+
+TestSuite(emu, .init = start);
+
+/* ---- the rewriter and launches --------------------------------------------- */
+
+Test(emu, launches_spread_over_lines_among_comments_and_strings, TIMEOUT)
+{
+    enum { N = 1000 };
+    int out[N];
+    const char *text;
+    expect_success(emu_launch_syntax(out, N, &text));
+    cr_expect_str_eq(text, "kernel<<<1, 2>>>(x); __shared__ int s[4];");
+    for (int i = 0; i < N; i++)
+        cr_assert_eq(out[i], 3 * i, "out[%d] = %d, expected %d", i, out[i], 3 * i);
+}
+
+Test(emu, gives_each_thread_its_3d_indices, TIMEOUT)
+{
+    struct shape grid = {2, 3, 2}, block = {4, 2, 3};
+    enum { N = 2 * 3 * 2 * 4 * 2 * 3 };
+    int out[N];
+    expect_success(emu_indices(out, grid, block));
+    int k = 0;
+    for (unsigned bz = 0; bz < grid.z; bz++)
+        for (unsigned by = 0; by < grid.y; by++)
+            for (unsigned bx = 0; bx < grid.x; bx++)
+                for (unsigned tz = 0; tz < block.z; tz++)
+                    for (unsigned ty = 0; ty < block.y; ty++)
+                        for (unsigned tx = 0; tx < block.x; tx++, k++) {
+                            int want = (int)(tx + 10 * ty + 100 * tz + 1000 * bx + 10000 * by +
+                                             100000 * bz);
+                            cr_assert_eq(out[k], want, "out[%d] = %d, expected %d", k, out[k], want);
+                        }
+}
+
+/* ---- shared memory ----------------------------------------------------------- */
+
+Test(emu, poisons_shared_memory_at_each_block_start, TIMEOUT)
+{
+    enum { BLOCKS = 3 };
+    int out[BLOCKS * 64];
+    expect_success(emu_shared_poison(out, BLOCKS));
+    for (int i = 0; i < BLOCKS * 64; i++) {
+        int want = i % 64 == 0 ? 7 : (int)0xFFBADBADu;
+        cr_assert_eq(out[i], want, "out[%d] = %#x, expected %#x", i, (unsigned)out[i],
+                     (unsigned)want);
+    }
+}
+
+Test(emu, gives_a_launch_its_dynamic_shared_memory, TIMEOUT)
+{
+    enum { BLOCKS = 5, BLOCK = 96 };
+    int in[BLOCKS * BLOCK], out[BLOCKS * BLOCK];
+    random_ints(in, BLOCKS * BLOCK, 1000);
+    expect_success(emu_dynamic_shared_reverse(out, in, BLOCKS, BLOCK));
+    for (int i = 0; i < BLOCKS * BLOCK; i++) {
+        int want = in[i / BLOCK * BLOCK + BLOCK - 1 - i % BLOCK];
+        cr_assert_eq(out[i], want, "out[%d] = %d, expected %d", i, out[i], want);
+    }
+}
+
+Test(emu, stops_an_access_past_the_dynamic_shared_memory, TIMEOUT)
+{
+    expect_error_saying(emu_dynamic_shared_too_small(),
+                        (const char *[]){"kernel reverse_blocks", "thread 32", "slice[32]",
+                                         "past the 128 bytes of dynamic shared memory", NULL});
+}
+
+/* ---- barriers ------------------------------------------------------------------ */
+
+Test(emu, stops_a_barrier_that_not_every_thread_reaches, TIMEOUT)
+{
+    expect_error_saying(emu_divergent_barrier(),
+                        (const char *[]){"kernel barrier_in_branch", "block (0, 0, 0)",
+                                         "threads 0, 1, 2", "wait at __syncthreads()",
+                                         "threads 16, 17", "returned without reaching it", NULL});
+}
+
+Test(emu, counts_votes_at_block_barriers, TIMEOUT)
+{
+    enum { BLOCK = 100 };
+    int out[BLOCK];
+    expect_success(emu_barrier_counts(out, BLOCK));
+    int count = (BLOCK + 2) / 3; /* threads 0, 3, 6, ... */
+    for (int t = 0; t < BLOCK; t++)
+        cr_assert_eq(out[t], count + 1000 + 10000, "thread %d: %d", t, out[t]);
+}
+
+/* ---- warps ----------------------------------------------------------------------- */
+
+/* CUDA's rules for the lane a shuffle reads, written out once more here. */
+static int shuffled(int self, int kind, int arg, int width)
+{
+    int start = self / width * width, src = self;
+    if (kind == 0)
+        src = start + arg % width;
+    else if (kind == 1)
+        src = self - arg >= start ? self - arg : self;
+    else if (kind == 2)
+        src = self + arg < start + width ? self + arg : self;
+    else
+        src = (self ^ arg) < start + width ? self ^ arg : self;
+    return src;
+}
+
+Test(emu, shuffles_as_cuda_defines_them, TIMEOUT)
+{
+    enum { BLOCK = 64 };
+    int out[6 * BLOCK];
+    expect_success(emu_shuffles(out, BLOCK));
+    for (int t = 0; t < BLOCK; t++) {
+        int lane = t % 32, warp = t / 32;
+        int want[6] = {
+            shuffled(lane, 0, 31 - lane, 32) * 10 + warp,
+            shuffled(lane, 1, 1, 32) * 10 + warp,
+            shuffled(lane, 2, 2, 32) * 10 + warp,
+            shuffled(lane, 3, 5, 32) * 10 + warp,
+            shuffled(lane, 1, 1, 8) * 10 + warp,
+            shuffled(lane, 2, 16, 32) * 10 + warp,
+        };
+        for (int k = 0; k < 6; k++)
+            cr_assert_eq(out[6 * t + k], want[k], "thread %d, shuffle %d: %d, expected %d", t, k,
+                         out[6 * t + k], want[k]);
+    }
+}
+
+Test(emu, votes_across_a_warp, TIMEOUT)
+{
+    enum { BLOCK = 64 };
+    int out[5 * BLOCK];
+    expect_success(emu_votes(out, BLOCK));
+    for (int t = 0; t < BLOCK; t++) {
+        int lane = t % 32;
+        int want[5] = {(int)0xAAAAAAAAu, 1, 1, -1, (int)(0xFu << (lane / 4 * 4))};
+        for (int k = 0; k < 5; k++)
+            cr_assert_eq(out[5 * t + k], want[k], "thread %d, vote %d: %#x, expected %#x", t, k,
+                         (unsigned)out[5 * t + k], (unsigned)want[k]);
+    }
+}
+
+Test(emu, stops_a_warp_collective_that_a_lane_of_its_mask_never_reaches, TIMEOUT)
+{
+    expect_error_saying(emu_missing_lane(),
+                        (const char *[]){"kernel half_warp_shuffle", "warp 0",
+                                         "wait in __shfl_down_sync", "lanes 16, 17",
+                                         "wait at __syncthreads() instead", NULL});
+}
+
+/* ---- intrinsics and atomics ------------------------------------------------------- */
+
+Test(emu, counts_and_reverses_bits, TIMEOUT)
+{
+    enum { N = 500 };
+    int in[N], out[4 * N];
+    random_ints(in, N, 1 << 30);
+    in[0] = 0;
+    in[1] = -1;
+    in[2] = 1 << 20;
+    expect_success(emu_bits(out, in, N));
+    for (int i = 0; i < N; i++) {
+        unsigned x = (unsigned)in[i], reversed = 0;
+        int ones = 0, first = 0, leading = 0;
+        for (int b = 0; b < 32; b++) {
+            ones += x >> b & 1;
+            reversed |= (x >> b & 1) << (31 - b);
+            if (!first && (x >> b & 1))
+                first = b + 1;
+        }
+        while (leading < 32 && !(x >> (31 - leading) & 1))
+            leading++;
+        int want[4] = {ones, (int)reversed, first, leading};
+        for (int k = 0; k < 4; k++)
+            cr_assert_eq(out[4 * i + k], want[k], "input %#x, intrinsic %d: %#x, expected %#x", x,
+                         k, (unsigned)out[4 * i + k], (unsigned)want[k]);
+    }
+}
+
+Test(emu, makes_atomics_exact_under_contention_between_blocks, TIMEOUT)
+{
+    enum { BLOCKS = 64, BLOCK = 256, T = BLOCKS * BLOCK };
+    struct counters_out c;
+    expect_success(emu_atomics(&c, BLOCKS, BLOCK));
+    cr_expect_eq(c.add, T);
+    cr_expect_eq(c.sub, -2 * T);
+    cr_expect_eq(c.max, T - 1);
+    cr_expect_eq(c.min, -(T - 1));
+    cr_expect_eq(c.cas, 3 * T);
+    cr_expect_eq(c.and_bits, (int)0x80000000u);
+    cr_expect_eq(c.or_bits, 0x7FFFFFFF);
+    cr_expect_eq(c.xor_bits, T % 2);
+    cr_expect_eq(c.uadd, 1000000u + T);
+    cr_expect_eq(c.inc, T % 10u);
+    cr_expect_eq(c.ulladd, (unsigned long long)T << 33);
+    cr_expect_eq(c.fadd, (float)T);
+}
+
+Test(emu, lets_a_block_wait_for_a_flag_an_earlier_block_sets, TIMEOUT)
+{
+    enum { BLOCKS = 200 };
+    int out[BLOCKS];
+    expect_success(emu_chained_blocks(out, BLOCKS));
+    for (int b = 0; b < BLOCKS; b++)
+        cr_assert_eq(out[b], b + 1, "value[%d] = %d, expected %d", b, out[b], b + 1);
+}
+
+/* ---- the race detector --------------------------------------------------------------- */
+
+Test(emu, passes_a_tree_sum_with_its_barriers, TIMEOUT)
+{
+    enum { BLOCKS = 4, BLOCK = 256 };
+    int in[BLOCKS * BLOCK], out[BLOCKS];
+    random_ints(in, BLOCKS * BLOCK, 100);
+    expect_success(emu_tree_sum(out, in, BLOCKS, BLOCK, 0));
+    for (int b = 0; b < BLOCKS; b++) {
+        int want = 0;
+        for (int t = 0; t < BLOCK; t++)
+            want += in[b * BLOCK + t];
+        cr_assert_eq(out[b], want, "block %d: %d, expected %d", b, out[b], want);
+    }
+}
+
+Test(emu, catches_a_tree_sum_missing_a_barrier, TIMEOUT)
+{
+    enum { BLOCKS = 4, BLOCK = 256 };
+    int in[BLOCKS * BLOCK], out[BLOCKS];
+    random_ints(in, BLOCKS * BLOCK, 100);
+    expect_error_saying(emu_tree_sum(out, in, BLOCKS, BLOCK, 1),
+                        (const char *[]){"kernel tree_sum", "a race on shared memory",
+                                         "thread 128 writes sums[128]", "which thread 0 read",
+                                         "emu_kernels.cu:", "__syncthreads() between", NULL});
+}
+
+Test(emu, passes_a_warp_scan_with_syncwarp, TIMEOUT)
+{
+    int in[64], out[64];
+    random_ints(in, 64, 100);
+    expect_success(emu_warp_scan(out, in, 0));
+    for (int t = 0, sum = 0; t < 64; t++) {
+        sum = (t % 32 ? sum : 0) + in[t];
+        cr_assert_eq(out[t], sum, "thread %d: %d, expected %d", t, out[t], sum);
+    }
+}
+
+Test(emu, catches_the_volatile_warp_scan_without_syncwarp, TIMEOUT)
+{
+    int in[64], out[64];
+    random_ints(in, 64, 100);
+    expect_error_saying(emu_warp_scan(out, in, 1),
+                        (const char *[]){"kernel warp_scan", "a race on shared memory",
+                                         "thread 2 reads values[1]", "which thread 1 wrote",
+                                         "one warp", "__syncwarp()", NULL});
+}
+
+Test(emu, passes_atomics_on_shared_memory, TIMEOUT)
+{
+    enum { N = 5000 };
+    int in[N], bins[16], want[16] = {0};
+    random_ints(in, N, 1 << 20);
+    for (int i = 0; i < N; i++)
+        want[in[i] & 15]++;
+    expect_success(emu_shared_histogram(bins, in, N));
+    for (int b = 0; b < 16; b++)
+        cr_assert_eq(bins[b], want[b], "bin %d: %d, expected %d", b, bins[b], want[b]);
+}
+
+/* ---- out of bounds ----------------------------------------------------------------------- */
+
+Test(emu, stops_an_access_past_the_end_of_a_device_allocation, TIMEOUT)
+{
+    expect_error_saying(emu_out_of_bounds(1000),
+                        (const char *[]){"kernel copy_unchecked", "block (3, 0, 0), thread 232",
+                                         "reads 4 bytes at the end of a 4000-byte device allocation, just past it",
+                                         "tests/emu/emu_kernels.cu:", "bounds check", NULL});
+}
