@@ -2,6 +2,8 @@
  * each with a small C entry point for test_emu.c. Some are correct and must
  * give the right answer; some carry a planted bug the emulation must name.
  * Each entry point returns NULL when the launch succeeded, else the error. */
+#include <cub/cub.cuh>
+
 #include "workbook.cuh"
 #include "emu_kernels.h"
 
@@ -405,4 +407,48 @@ const char *emu_out_of_bounds(int n)
     int *d_in = to_device(NULL, n), *d = to_device(NULL, n);
     copy_unchecked<<<(unsigned)ceil_div(n, 256), 256>>>(d, d_in);
     return finish();
+}
+
+/* ---- CUB, emulated: the calls a lab's library row makes ------------------- */
+
+const char *emu_cub_device(int *sum, int *scan, int *histogram, const int *in, int n)
+{
+    int *d_in = to_device(in, n), *d_scan = to_device(NULL, n), *d_sum = to_device(NULL, 1),
+        *d_histogram = to_device(NULL, 8);
+    size_t bytes = 0, most = 0;
+    CUDA_CHECK(cub::DeviceReduce::Sum(NULL, bytes, d_in, d_sum, n));
+    most = bytes;
+    CUDA_CHECK(cub::DeviceScan::ExclusiveSum(NULL, bytes, d_in, d_scan, n));
+    most = bytes > most ? bytes : most;
+    CUDA_CHECK(cub::DeviceHistogram::HistogramEven(NULL, bytes, d_in, d_histogram, 9, 0, 8, n));
+    most = bytes > most ? bytes : most;
+    void *temp;
+    CUDA_CHECK(cudaMalloc(&temp, most));
+    CUDA_CHECK(cub::DeviceReduce::Sum(temp, most, d_in, d_sum, n));
+    CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp, most, d_in, d_scan, n));
+    CUDA_CHECK(cub::DeviceHistogram::HistogramEven(temp, most, d_in, d_histogram, 9, 0, 8, n));
+    CUDA_CHECK(cudaFree(temp));
+    CUDA_CHECK(cudaFree(d_in));
+    finish_ints(scan, d_scan, n);
+    finish_ints(histogram, d_histogram, 8);
+    return finish_ints(sum, d_sum, 1);
+}
+
+__global__ void block_scans(int *out, const int *in)
+{
+    typedef cub::BlockScan<int, 128> scan;
+    __shared__ typename scan::TempStorage storage;
+    int x = in[blockIdx.x * 128 + threadIdx.x], exclusive, inclusive;
+    scan(storage).ExclusiveSum(x, exclusive);
+    scan(storage).InclusiveSum(x, inclusive);
+    out[2 * (blockIdx.x * 128 + threadIdx.x)] = exclusive;
+    out[2 * (blockIdx.x * 128 + threadIdx.x) + 1] = inclusive;
+}
+
+const char *emu_cub_block_scan(int *out, const int *in, int blocks)
+{
+    int *d_in = to_device(in, blocks * 128), *d = to_device(NULL, 2 * blocks * 128);
+    block_scans<<<blocks, 128>>>(d, d_in);
+    CUDA_CHECK(cudaFree(d_in));
+    return finish_ints(out, d, 2 * blocks * 128);
 }

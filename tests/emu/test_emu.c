@@ -308,3 +308,39 @@ Test(emu, stops_an_access_past_the_end_of_a_device_allocation, TIMEOUT)
                                          "reads 4 bytes at the end of a 4000-byte device allocation, just past it",
                                          "tests/emu/emu_kernels.cu:", "bounds check", NULL});
 }
+
+/* ---- CUB ---------------------------------------------------------------------------------- */
+
+Test(emu, answers_cub_device_calls_on_the_cpu, TIMEOUT)
+{
+    enum { N = 3000 };
+    int in[N], scan[N], histogram[8], sum, want_histogram[8] = {0};
+    random_ints(in, N, 10); /* 8 and 9 fall outside the histogram's range */
+    expect_success(emu_cub_device(&sum, scan, histogram, in, N));
+    int running = 0;
+    for (int i = 0; i < N; i++) {
+        cr_assert_eq(scan[i], running, "scan[%d] = %d, expected %d", i, scan[i], running);
+        running += in[i];
+        if (in[i] < 8)
+            want_histogram[in[i]]++;
+    }
+    cr_expect_eq(sum, running);
+    for (int b = 0; b < 8; b++)
+        cr_expect_eq(histogram[b], want_histogram[b], "bin %d: %d, expected %d", b, histogram[b],
+                     want_histogram[b]);
+}
+
+Test(emu, runs_cub_block_scan_inside_a_kernel, TIMEOUT)
+{
+    enum { BLOCKS = 3, N = BLOCKS * 128 };
+    int in[N], out[2 * N];
+    random_ints(in, N, 100);
+    expect_success(emu_cub_block_scan(out, in, BLOCKS));
+    for (int i = 0, sum = 0; i < N; i++) {
+        if (i % 128 == 0)
+            sum = 0;
+        cr_assert_eq(out[2 * i], sum, "exclusive[%d] = %d, expected %d", i, out[2 * i], sum);
+        sum += in[i];
+        cr_assert_eq(out[2 * i + 1], sum, "inclusive[%d] = %d, expected %d", i, out[2 * i + 1], sum);
+    }
+}
