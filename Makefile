@@ -76,7 +76,8 @@ else
   SRC  := labs
 endif
 
-RUN_ARGS = $(if $(N),n=$(N)) $(if $(STAGE),stage=$(STAGE)) $(if $(BLOCK),block=$(BLOCK))
+RUN_ARGS = $(if $(N),n=$(N)) $(if $(STAGE),stage=$(STAGE)) $(if $(BLOCK),block=$(BLOCK)) \
+           $(if $(VARIANT),variant=$(VARIANT))
 COMMON_H    := $(wildcard common/*.h common/*.cuh common/emu/*.h)
 EMU_OBJS    := $(patsubst common/emu/%.cpp,$(BUILD)/common/emu/%.o,$(wildcard common/emu/*.cpp))
 COMMON_OBJS := $(BUILD)/common/workbook.o $(BUILD)/common/check.o $(if $(filter 1,$(EMU)),$(EMU_OBJS))
@@ -120,6 +121,9 @@ $(BUILD)/tests/common/%.o: tests/common/%.c $(COMMON_H) | need-criterion
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(CPPFLAGS) $(CRITERION_CFLAGS) -c $< -o $@
 
+# A lab's own CUDA files under tests/ (its library row), built per tree.
+LAB_CU_OBJS = $(patsubst tests/$(2)/%.cu,$(BUILD)/$(1)/$(2)/%.o,$(wildcard tests/$(2)/*.cu))
+
 # One lab built from one tree: $(1) its name under build/, $(2) the folder
 # holding the lab's sources, $(3) the lab. The tests and the harness are
 # always this checkout's; only the kernels come from the tree.
@@ -132,16 +136,20 @@ $(BUILD)/$(1)/$(3)/%.o: tests/$(3)/%.c $(wildcard $(2)/$(3)/*.h) $(COMMON_H) $(i
 	@mkdir -p $$(@D)
 	$$(CC) $$(CFLAGS) $$(CPPFLAGS) -I$(2)/$(3) $$(CRITERION_CFLAGS) -c $$< -o $$@
 
+$(BUILD)/$(1)/$(3)/%.o: tests/$(3)/%.cu $(wildcard $(2)/$(3)/*.h) $(COMMON_H) $(if $(filter submission,$(1)),FORCE) | $(CU_TOOL)
+	@mkdir -p $$(@D)
+	$$(CU_COMPILE) -I$(2)/$(3)
+
 $(BUILD)/$(1)/$(3)/%.o: common/%.c $(COMMON_H) $(if $(filter submission,$(1)),FORCE) | need-criterion
 	@mkdir -p $$(@D)
 	$$(CC) $$(CFLAGS) $$(CPPFLAGS) $$(CRITERION_CFLAGS) -DLAB_SOURCE='"$(2)/$(3)/$(3).cu"' -c $$< -o $$@
 
-$(BUILD)/$(1)/$(3)/test: $(BUILD)/$(1)/$(3)/$(3).o $(BUILD)/$(1)/$(3)/$(3)_lab.o \
+$(BUILD)/$(1)/$(3)/test: $(BUILD)/$(1)/$(3)/$(3).o $(BUILD)/$(1)/$(3)/$(3)_lab.o $(call LAB_CU_OBJS,$(1),$(3)) \
 		$(BUILD)/$(1)/$(3)/test_$(3).o $(BUILD)/$(1)/$(3)/test_main.o \
 		$(BUILD)/common/testing.o $(COMMON_OBJS)
 	$$(CXX) -o $$@ $$^ $$(CRITERION_LIBS) $$(LDLIBS)
 
-$(BUILD)/$(1)/$(3)/run: $(BUILD)/$(1)/$(3)/$(3).o $(BUILD)/$(1)/$(3)/$(3)_lab.o \
+$(BUILD)/$(1)/$(3)/run: $(BUILD)/$(1)/$(3)/$(3).o $(BUILD)/$(1)/$(3)/$(3)_lab.o $(call LAB_CU_OBJS,$(1),$(3)) \
 		$(BUILD)/$(1)/$(3)/driver.o $(COMMON_OBJS)
 	$$(CXX) -o $$@ $$^ $$(LDLIBS)
 endef
@@ -165,6 +173,7 @@ help:
 	@echo "  make test LAB=map        build labs/map, run its tests, then print its run table"
 	@echo "  make run LAB=map         only the run table, and a block-size sweep"
 	@echo "      N=2^28 STAGE=3 SEED=42 BLOCK=128   size, one stage, inputs, threads per block"
+	@echo "      VARIANT=float                       one variant (reduce: int, float)"
 	@echo "  make handouts            the handouts as HTML in $(BUILD)/handouts/"
 	@echo "  LAB=scan picks every lab whose name starts with scan; no LAB picks all"
 	@echo "  EMU=1 (with any target) runs the kernels on the CPU: no GPU or CUDA toolkit needed"

@@ -173,6 +173,37 @@ static const char *generic_hint(const struct problem *p, const struct buffer *b,
     return NULL;
 }
 
+const char *problem_title(const struct problem *p, const struct stage *s)
+{
+    static char title[320];
+    const char *variant = variant_name(p->lab, p->variant);
+    snprintf(title, sizeof title, "%s stage %s (%s)%s%s, n = %zu, block %d, seed %llu",
+             p->lab->name, s->id, s->idea, variant ? ", " : "", variant ? variant : "", p->n,
+             p->block, (unsigned long long)p->seed);
+    return title;
+}
+
+int variant_count(const struct lab *lab)
+{
+    int k = 0;
+    while (lab->variants && lab->variants[k])
+        k++;
+    return k ? k : 1;
+}
+
+const char *variant_name(const struct lab *lab, int v)
+{
+    return lab->variants ? lab->variants[v] : NULL;
+}
+
+int variant_find(const struct lab *lab, const char *name)
+{
+    for (int v = 0; lab->variants && lab->variants[v]; v++)
+        if (strcmp(lab->variants[v], name) == 0)
+            return v;
+    return -1;
+}
+
 void describe_mismatch(const struct problem *p, const struct stage *s, const struct buffer *b,
                        const struct mismatch *m, char *msg, size_t len)
 {
@@ -184,11 +215,10 @@ void describe_mismatch(const struct problem *p, const struct stage *s, const str
     if (!hint)
         hint = generic_hint(p, b, m);
     int k = snprintf(msg, len,
-                     "%s stage %s (%s), n = %zu, block %d, seed %llu:\n"
+                     "%s:\n"
                      "  %s[%zu]: expected %s, got %s\n"
                      "  %zu of %zu elements wrong (%zu never written), first at %zu, last at %zu\n",
-                     p->lab->name, s->id, s->idea, p->n, p->block, (unsigned long long)p->seed,
-                     b->name, m->first, expected, got, m->count, b->count, m->unwritten,
+                     problem_title(p, s), b->name, m->first, expected, got, m->count, b->count, m->unwritten,
                      m->first, m->last);
     if (b->type == F32 && k > 0 && (size_t)k < len)
         k += snprintf(msg + k, len - k, "  (floats pass within %g + %g*|expected|)\n", b->atol,

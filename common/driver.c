@@ -2,7 +2,10 @@
  * and prints the run table: time, effective bandwidth, share of the copy
  * roofline, and speedups over the previous stage and over the CPU.
  *
- *   run [n=2^24] [stage=ID] [seed=S] [block=256] [sweep=0|1]
+ *   run [n=2^24] [stage=ID] [variant=NAME] [seed=S] [block=256] [sweep=0|1]
+ *
+ * A lab with variants (reduce: int and float) gets one table each; a lab
+ * with a library version (CUB) gets its row, checked and timed alongside.
  */
 #define _GNU_SOURCE
 #include <signal.h>
@@ -43,6 +46,12 @@ struct job {
     const struct stage *s;
 };
 
+/* What every row of a table is measured against. */
+struct timing {
+    int warmup, reps;
+    double cpu_ms, copy_gbps;
+};
+
 static void launch_once(void *ctx)
 {
     struct job *j = ctx;
@@ -62,7 +71,7 @@ static void reference_once(void *ctx)
 
 static void usage(const char *bad)
 {
-    die("%s: expected n=SIZE stage=ID seed=S block=THREADS sweep=0|1, e.g. n=2^28 block=128",
+    die("%s: expected n=SIZE stage=ID variant=NAME seed=S block=THREADS sweep=0|1, e.g. n=2^28",
         bad);
 }
 
@@ -129,14 +138,116 @@ static void sweep(struct problem *p, const struct stage *s,
            "the block limits\n(threads and blocks per SM), not registers or shared memory.\n");
 }
 
+/* One stage's row (or the library's): check it once, then time it. Returns
+ * its time in ms, or 0 when it is wrong (failures gets the reason). */
+static double stage_row(struct problem *p, const struct stage *s, const char *label,
+                        const struct timing *t, double prev_ms, char *failures, size_t room)
+{
+    char msg[2048];
+    watch(p->lab->name, s);
+    if (!problem_verify(p, s, msg, sizeof msg)) {
+        printf("%-6s  %-42.42s  %-5s  %9s  %7s  %6s  %7s  %7s  %8s\n", label, s->idea, "WRONG",
+               "-", "-", "-", "-", "-", "-");
+        char *line_end = strchr(msg, '\n');
+        size_t used = strlen(failures);
+        snprintf(failures + used, room - used, "%s %s:%s\n", label, s->id,
+                 line_end ? line_end : msg);
+        return 0;
+    }
+    struct job j = {p, s};
+    bool emu = gpu_emulated();
+    double ms = time_gpu_ms(launch_once, &j, t->warmup, t->reps);
+    double copies = time_gpu_ms(upload_once, &j, 1, emu ? 1 : 5) +
+                    time_gpu_ms(download_once, &j, 1, emu ? 1 : 5);
+    double gbps = p->lab->bytes(p, s) / ms / 1e6;
+    char share[16];
+    snprintf(share, sizeof share, "%5.1f%%", 100 * gbps / t->copy_gbps);
+    printf("%-6s  %-42.42s  %-5s  %9.4f  %7s  %6s  %7s  %7s  %8s\n", label, s->idea, "ok", ms,
+           emu ? "-" : gbps_text(gbps), emu ? "-" : share,
+           times(prev_ms > 0 && !emu ? prev_ms / ms : 0), times(emu ? 0 : t->cpu_ms / ms),
+           times(emu ? 0 : t->cpu_ms / (ms + copies)));
+    return ms;
+}
+
+/* The run table of one variant. Returns false if a stage was wrong. */
+static bool run_table(const struct lab *lab, int variant, size_t n, uint64_t seed, int block,
+                      const char *filter, bool want_sweep)
+{
+    struct problem *p = problem_new(lab, variant, n, seed, block);
+    bool emu = gpu_emulated();
+    struct timing t = {emu ? 1 : WARMUP, emu ? 3 : REPS, 0, 0};
+    int cpu_reps = 1;
+    t.cpu_ms = time_cpu_ms(reference_once, p, 1);
+    if (t.cpu_ms < 500) {
+        cpu_reps = 5;
+        t.cpu_ms = time_cpu_ms(reference_once, p, cpu_reps);
+    }
+    double bytes = lab->bytes(p, &lab->stages[0]);
+    double copy_ms = time_copy_ms((size_t)(bytes / 2), t.reps);
+    t.copy_gbps = bytes / copy_ms / 1e6;
+
+    const char *name = variant_name(lab, variant);
+    printf("\n%s%s%s: %s\n", lab->name, name ? ", " : "", name ? name : "", lab->operation);
+    printf("n = %zu, seed %llu, block %d, source %s\n", n, (unsigned long long)seed, block,
+           LAB_SOURCE);
+    printf("GPU: %s\n", gpu_description());
+    printf("CPU reference: %.3f ms (one core, median of %d)\n", t.cpu_ms, cpu_reps);
+    printf("GPU times: median of %d runs after %d warm-up runs, CUDA events. GB/s: bytes that "
+           "must move / time.\n",
+           t.reps, t.warmup);
+    if (emu)
+        printf("EMULATED on the CPU (EMU=1): the checks are real, but the times are CPU times,\n"
+               "so no bandwidths or speedups are shown. n defaults to 2^20 here.\n\n");
+    else
+        printf("vs CPU+: the CPU time over the GPU time including the copies of the stage's "
+               "inputs in and outputs out (pinned memory).\n\n");
+    print_header();
+    printf("%-6s  %-42s  %-5s  %9.4f  %7s  %6s  %7s  %7s  %8s\n", "copy",
+           "cudaMemcpy device to device (roofline)", "-", copy_ms,
+           emu ? "-" : gbps_text(t.copy_gbps), emu ? "-" : "100.0%", "-", "-", "-");
+
+    char failures[4096] = "";
+    double library_ms = 0, best_ms = 0, prev_ms = 0;
+    const struct stage *best = NULL, *sweep_stage = NULL;
+    if (lab->library)
+        library_ms = stage_row(p, lab->library, "lib", &t, 0, failures, sizeof failures);
+    for (const struct stage *s = lab->stages; s->id && gpu_healthy(); s++) {
+        if (!stage_selected(s, filter))
+            continue;
+        double ms = stage_row(p, s, s->id, &t, prev_ms, failures, sizeof failures);
+        if (ms > 0 && (!best || ms < best_ms)) {
+            best = s;
+            best_ms = ms;
+        }
+        if (ms > 0)
+            prev_ms = ms;
+        if (ms > 0 && lab->sweep_stage && strcmp(s->id, lab->sweep_stage) == 0)
+            sweep_stage = s;
+    }
+    alarm(0);
+    print_rule();
+    if (!gpu_healthy())
+        printf("(a stage left the GPU context unusable: the stages after it could not run in "
+               "this process)\n");
+    if (best && library_ms > 0 && !emu)
+        printf("best stage: %s at %.4f ms, %.2f times the library's time (%s)\n", best->id,
+               best_ms, best_ms / library_ms, lab->library->idea);
+    if (*failures)
+        printf("\nWrong (make test LAB=%s STAGE=... says more):\n%s", lab->name, failures);
+    if (want_sweep && sweep_stage && gpu_healthy() && !emu)
+        sweep(p, sweep_stage, bytes, t.copy_gbps);
+    if (gpu_healthy())
+        problem_free(p);
+    return !*failures;
+}
+
 int main(int argc, char *argv[])
 {
     const struct lab *lab = workbook_lab;
     /* Emulated kernels run thousands of times slower: a smaller default size */
     size_t n = (size_t)1 << (gpu_emulated() ? 20 : 24);
-    const char *filter = NULL;
+    const char *filter = NULL, *variant = NULL;
     int block = 256, want_sweep = 1;
-    uint64_t seed = 0;
 
     for (int i = 1; i < argc; i++) {
         const char *v = strchr(argv[i], '=');
@@ -148,6 +259,8 @@ int main(int argc, char *argv[])
                 die("N=%s: expected a size such as 1000000, 2^28 or 2^24+17", v);
         } else if (strncmp(argv[i], "stage=", 6) == 0) {
             filter = v;
+        } else if (strncmp(argv[i], "variant=", 8) == 0) {
+            variant = *v ? v : NULL;
         } else if (strncmp(argv[i], "seed=", 5) == 0) {
             setenv("SEED", v, 1);
         } else if (strncmp(argv[i], "block=", 6) == 0) {
@@ -158,7 +271,7 @@ int main(int argc, char *argv[])
             usage(argv[i]);
         }
     }
-    seed = seed_from_env();
+    uint64_t seed = seed_from_env();
     setvbuf(stdout, NULL, _IOLBF, 0); /* rows already printed survive a time-out */
     signal(SIGALRM, on_alarm);
 
@@ -177,81 +290,21 @@ int main(int argc, char *argv[])
         any |= stage_selected(s, filter);
     if (!any)
         die("STAGE=%s: %s has stages %s", filter, lab->name, stage_list(lab));
-
-    struct problem *p = problem_new(lab, n, seed, block);
-    int cpu_reps = 1;
-    double cpu_ms = time_cpu_ms(reference_once, p, 1);
-    if (cpu_ms < 500) {
-        cpu_reps = 5;
-        cpu_ms = time_cpu_ms(reference_once, p, cpu_reps);
+    int only = -1;
+    if (variant && (only = variant_find(lab, variant)) < 0) {
+        char names[256] = "";
+        for (int v = 0; v < variant_count(lab) && lab->variants; v++)
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", v ? ", " : "",
+                     lab->variants[v]);
+        die("VARIANT=%s: %s has %s%s", variant, lab->name, *names ? "the variants " : "no variants",
+            names);
     }
-    bool emu = gpu_emulated();
-    int warmup = emu ? 1 : WARMUP, reps = emu ? 3 : REPS;
-    double bytes = lab->bytes(p, &lab->stages[0]);
-    double copy_ms = time_copy_ms((size_t)(bytes / 2), reps);
-    double copy_gbps = bytes / copy_ms / 1e6;
 
-    printf("\n%s: %s\n", lab->name, lab->operation);
-    printf("n = %zu, seed %llu, block %d, source %s\n", n, (unsigned long long)seed, block,
-           LAB_SOURCE);
-    printf("GPU: %s\n", gpu_description());
-    printf("CPU reference: %.3f ms (one core, median of %d)\n", cpu_ms, cpu_reps);
-    printf("GPU times: median of %d runs after %d warm-up runs, CUDA events. GB/s: bytes that "
-           "must move / time.\n",
-           reps, warmup);
-    if (emu)
-        printf("EMULATED on the CPU (EMU=1): the checks are real, but the times are CPU times,\n"
-               "so no bandwidths or speedups are shown. n defaults to 2^20 here.\n\n");
-    else
-        printf("vs CPU+: the CPU time over the GPU time including the copies of the stage's "
-               "inputs in and outputs out (pinned memory).\n\n");
-    print_header();
-    printf("%-6s  %-42s  %-5s  %9.4f  %7s  %6s  %7s  %7s  %8s\n", "copy",
-           "cudaMemcpy device to device (roofline)", "-", copy_ms, emu ? "-" : gbps_text(copy_gbps),
-           emu ? "-" : "100.0%", "-", "-", "-");
-
-    double prev_ms = 0;
-    char failures[4096] = "";
-    const struct stage *sweep_stage = NULL;
-    for (const struct stage *s = lab->stages; s->id; s++) {
-        if (!stage_selected(s, filter))
-            continue;
-        char msg[2048];
-        watch(lab->name, s);
-        if (!problem_verify(p, s, msg, sizeof msg)) {
-            printf("%-6s  %-42.42s  %-5s  %9s  %7s  %6s  %7s  %7s  %8s\n", s->id, s->idea,
-                   "WRONG", "-", "-", "-", "-", "-", "-");
-            char *line_end = strchr(msg, '\n');
-            snprintf(failures + strlen(failures), sizeof failures - strlen(failures),
-                     "stage %s:%s\n", s->id, line_end ? line_end : msg);
-            if (!gpu_healthy()) {
-                printf("(stage %s left the GPU context unusable: the stages after it cannot run "
-                       "in this process)\n",
-                       s->id);
-                break;
-            }
-            continue;
+    bool ok = true;
+    for (int v = 0; v < variant_count(lab) && gpu_healthy(); v++)
+        if (only < 0 || v == only) {
+            ok &= run_table(lab, v, n, seed, block, filter, want_sweep);
+            want_sweep = 0; /* one sweep is enough */
         }
-        struct job j = {p, s};
-        double ms = time_gpu_ms(launch_once, &j, warmup, reps);
-        double copies = time_gpu_ms(upload_once, &j, 1, emu ? 1 : 5) +
-                        time_gpu_ms(download_once, &j, 1, emu ? 1 : 5);
-        double gbps = lab->bytes(p, s) / ms / 1e6;
-        char share[16];
-        snprintf(share, sizeof share, "%5.1f%%", 100 * gbps / copy_gbps);
-        printf("%-6s  %-42.42s  %-5s  %9.4f  %7s  %6s  %7s  %7s  %8s\n", s->id, s->idea, "ok", ms,
-               emu ? "-" : gbps_text(gbps), emu ? "-" : share,
-               times(prev_ms > 0 && !emu ? prev_ms / ms : 0), times(emu ? 0 : cpu_ms / ms),
-               times(emu ? 0 : cpu_ms / (ms + copies)));
-        prev_ms = ms;
-        if (lab->sweep_stage && strcmp(s->id, lab->sweep_stage) == 0)
-            sweep_stage = s;
-    }
-    alarm(0);
-    print_rule();
-    if (*failures)
-        printf("\nWrong stages (make test LAB=%s STAGE=... says more):\n%s", lab->name, failures);
-    if (want_sweep && sweep_stage && gpu_healthy() && !gpu_emulated())
-        sweep(p, sweep_stage, bytes, copy_gbps);
-    return *failures ? 1 : 0;
+    return ok ? 0 : 1;
 }

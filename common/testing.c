@@ -23,14 +23,16 @@ void expect_stage_correct(const struct lab *lab, const char *id, size_t n, int b
 {
     const struct stage *s = stage_find(lab, id);
     cr_assert(s, "%s has no stage %s (its stages: %s)", lab->name, id, stage_list(lab));
-    struct problem *p = problem_new(lab, n, seed_from_env(), block);
-    lab->reference(p);
-    char msg[2048];
-    bool ok = problem_verify(p, s, msg, sizeof msg);
-    /* after a failed kernel the context may be unusable: free only on success */
-    if (ok)
-        problem_free(p);
-    cr_assert(ok, "%s", msg);
+    for (int v = 0; v < variant_count(lab); v++) {
+        struct problem *p = problem_new(lab, v, n, seed_from_env(), block);
+        lab->reference(p);
+        char msg[2048];
+        bool ok = problem_verify(p, s, msg, sizeof msg);
+        /* after a failed kernel the context may be unusable: free only on success */
+        if (ok)
+            problem_free(p);
+        cr_assert(ok, "%s", msg);
+    }
 }
 
 void expect_correct_with_any_block(const struct lab *lab, const char *stage)

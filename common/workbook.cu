@@ -122,12 +122,14 @@ bool gpu_healthy(void) { return cudaDeviceSynchronize() == cudaSuccess; }
 
 /* ---- problems ---------------------------------------------------------- */
 
-struct problem *problem_new(const struct lab *lab, size_t n, uint64_t seed, int block)
+struct problem *problem_new(const struct lab *lab, int variant, size_t n, uint64_t seed,
+                            int block)
 {
     struct problem *p = (struct problem *)calloc(1, sizeof *p);
     if (!p || !(p->args = (struct args *)calloc(1, lab->args_size)))
         die("out of host memory");
     p->lab = lab;
+    p->variant = variant;
     p->n = n;
     p->seed = seed;
     p->block = block;
@@ -167,7 +169,7 @@ static struct buffer *add(struct problem *p, const char *name, enum role role, e
     b->role = role;
     b->type = type;
     b->count = count;
-    b->host = host_alloc(bytes, name);
+    b->host = role == SCRATCH ? NULL : host_alloc(bytes, name);
     b->got = role == OUTPUT ? host_alloc(bytes + GUARD_BYTES, name) : NULL;
     cudaError_t err = cudaMalloc(&b->dev, bytes + GUARD_BYTES);
     if (err == cudaErrorMemoryAllocation) {
@@ -197,6 +199,11 @@ struct buffer *problem_add_output(struct problem *p, const char *name, enum elem
     return b;
 }
 
+struct buffer *problem_add_scratch(struct problem *p, const char *name, enum elem type, size_t count)
+{
+    return add(p, name, SCRATCH, type, count);
+}
+
 static size_t bytes_of(const struct buffer *b) { return b->count * elem_size(b->type); }
 
 void problem_upload(struct problem *p, const struct stage *s)
@@ -211,7 +218,7 @@ void problem_upload(struct problem *p, const struct stage *s)
 void problem_poison_outputs(struct problem *p)
 {
     for (int i = 0; i < p->nbuf; i++)
-        if (p->buf[i].role == OUTPUT)
+        if (p->buf[i].role != INPUT)
             poison_device(p->buf[i].dev, bytes_of(&p->buf[i]) + GUARD_BYTES);
 }
 
@@ -254,11 +261,10 @@ bool problem_launch(struct problem *p, const struct stage *s, char *msg, size_t 
         return true;
     const char *hint = launch_hint(err);
     snprintf(msg, len,
-             "%s stage %s (%s), n = %zu, block %d, seed %llu:\n"
+             "%s:\n"
              "  the kernel failed: %s (%s)\n%s%s%s"
              "  reproduce: make test LAB=%s STAGE=%s SEED=%llu",
-             p->lab->name, s->id, s->idea, p->n, p->block, (unsigned long long)p->seed,
-             cudaGetErrorString(err), cudaGetErrorName(err), hint ? "  likely cause: " : "",
+             problem_title(p, s), cudaGetErrorString(err), cudaGetErrorName(err), hint ? "  likely cause: " : "",
              hint ? hint : "", hint ? "\n" : "", p->lab->name, s->id,
              (unsigned long long)p->seed);
     return false;
@@ -284,13 +290,13 @@ static bool guard_intact(const struct problem *p, const struct stage *s, const s
     while (is_poison(all + bytes_of(b) + 4 * k, 4))
         k++;
     snprintf(msg, len,
-             "%s stage %s (%s), n = %zu, block %d, seed %llu:\n"
+             "%s:\n"
              "  %s[%zu] was written, but '%s' has only %zu elements\n"
              "  likely cause: a thread whose index is >= n wrote anyway: the bounds test is "
              "missing or off by one\n"
              "  reproduce: make test LAB=%s STAGE=%s SEED=%llu",
-             p->lab->name, s->id, s->idea, p->n, p->block, (unsigned long long)p->seed, b->name,
-             b->count + k, b->name, b->count, p->lab->name, s->id, (unsigned long long)p->seed);
+             problem_title(p, s), b->name, b->count + k, b->name, b->count, p->lab->name, s->id,
+             (unsigned long long)p->seed);
     return false;
 }
 
@@ -308,13 +314,12 @@ bool problem_verify(struct problem *p, const struct stage *s, char *msg, size_t 
             size_t at = first_difference(all, b->host, bytes_of(b));
             if (at != (size_t)-1) {
                 snprintf(msg, len,
-                         "%s stage %s (%s), n = %zu, block %d, seed %llu:\n"
+                         "%s:\n"
                          "  the input '%s' changed at element %zu: a kernel must leave its "
                          "inputs as it found them\n"
                          "  reproduce: make test LAB=%s STAGE=%s SEED=%llu",
-                         p->lab->name, s->id, s->idea, p->n, p->block,
-                         (unsigned long long)p->seed, b->name, at / 4, p->lab->name, s->id,
-                         (unsigned long long)p->seed);
+                         problem_title(p, s), b->name, at / elem_size(b->type), p->lab->name,
+                         s->id, (unsigned long long)p->seed);
                 ok = false;
             }
         }

@@ -30,7 +30,7 @@ struct stage {
 
 enum elem { F32, I32, U32 };
 
-enum role { INPUT, OUTPUT };
+enum role { INPUT, OUTPUT, SCRATCH }; /* SCRATCH: device only, poisoned, never compared */
 
 struct buffer {
     const char *name;
@@ -47,6 +47,7 @@ enum { MAX_BUFFERS = 8 };
 
 struct problem {
     const struct lab *lab;
+    int variant;       /* index into lab->variants */
     size_t n;
     uint64_t seed;
     int block;
@@ -66,6 +67,12 @@ struct lab {
     const char *name;       /* "map" */
     const char *operation;  /* one line for the table's title */
     const struct stage *stages;   /* the student's table, ends with {0} */
+    /* Inputs or types every stage is checked and timed on ("int", "float"),
+     * NULL-terminated; NULL for one unnamed variant. */
+    const char *const *variants;
+    /* The library's version of the operation (CUB), checked and timed in
+     * the same run as the stages, or NULL. */
+    const struct stage *library;
     const char *sweep_stage;      /* stage for the block-size sweep, or NULL */
     size_t args_size;             /* sizeof(struct args) */
     /* Declare buffers (problem_add_*), fill inputs from p->seed, point
@@ -91,12 +98,21 @@ bool stage_selected(const struct stage *s, const char *filter);
 /* "1, 2, 3, 4a, 4b" */
 const char *stage_list(const struct lab *lab);
 
+/* ---- variants ---------------------------------------------------------- */
+int variant_count(const struct lab *lab);   /* 1 when the lab has none */
+const char *variant_name(const struct lab *lab, int v); /* NULL when unnamed */
+int variant_find(const struct lab *lab, const char *name); /* -1 if none */
+
 /* ---- problems (device side in workbook.cu) ----------------------------- */
-struct problem *problem_new(const struct lab *lab, size_t n, uint64_t seed, int block);
+struct problem *problem_new(const struct lab *lab, int variant, size_t n, uint64_t seed,
+                            int block);
 void problem_free(struct problem *p);
 struct buffer *problem_add_input(struct problem *p, const char *name, enum elem type, size_t count);
 struct buffer *problem_add_output(struct problem *p, const char *name, enum elem type, size_t count,
                                   double rtol, double atol);
+/* Device memory a stage may use as it likes (partial results), poisoned
+ * before every run so a read of what the stage never wrote shows. */
+struct buffer *problem_add_scratch(struct problem *p, const char *name, enum elem type, size_t count);
 void problem_upload(struct problem *p, const struct stage *s);   /* inputs the stage reads */
 void problem_poison_outputs(struct problem *p);
 void problem_download(struct problem *p);                        /* outputs into ->got */
@@ -116,6 +132,8 @@ bool is_poison(const void *data, size_t bytes);
 bool compare_output(const struct buffer *b, struct mismatch *m);
 /* Index of the first byte where two copies differ, or (size_t)-1. */
 size_t first_difference(const void *a, const void *b, size_t bytes);
+/* "reduce stage 3 (sequential addressing), float, n = 1025, block 256, seed 5" */
+const char *problem_title(const struct problem *p, const struct stage *s);
 /* The whole failure report: stage, size, seed, where, expected and got, how
  * many, the most likely cause, how to reproduce. */
 void describe_mismatch(const struct problem *p, const struct stage *s, const struct buffer *b,
