@@ -22,7 +22,7 @@ LDLIBS    = -L$(CUDA)/lib64 -lcudart_static -ldl -lrt -lpthread -lm
 ifeq ($(EMU),1)
   BUILD    := build/emu
   CFLAGS   += -DWORKBOOK_EMU
-  EMUFLAGS  = -std=c++17 -O2 -g -Wall -DWORKBOOK_EMU -Icommon/emu -pthread
+  EMUFLAGS  = -std=c++17 -O2 -g -Wall -Wno-unknown-pragmas -DWORKBOOK_EMU -Icommon/emu -pthread
   # Kernels get a call before each load and store (common/emu/memory.cpp
   # answers them): the checks for races and out-of-bounds accesses.
   EMU_CHECKS = -fsanitize=thread --param tsan-distinguish-volatile=1

@@ -1,0 +1,18 @@
+/* reduce.h: the data the reduce lab's kernels are given. The tests build
+ * against this file: change the kernels, not it. */
+#ifndef REDUCE_H
+#define REDUCE_H
+
+#include <stddef.h>
+
+#include "workbook.h"
+
+struct args {
+    enum elem type;  /* I32 or F32: which sum the tests ask for */
+    const void *in;  /* n values */
+    void *out;       /* 1 value: their sum */
+    void *partial;   /* scratch for partial sums: 2 * (n / 32 + 1) values */
+    size_t n;
+};
+
+#endif
