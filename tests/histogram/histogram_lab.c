@@ -1,0 +1,108 @@
+/* histogram_lab.c: the histogram lab as the tests and the driver see it: its
+ * inputs, its CPU reference, the bytes each stage must move, and the bugs it
+ * knows. Four variants: uniform or skewed values, into 256 or 4096 bins. */
+#include "workbook.h"
+#include "histogram.h"
+
+#include <stdio.h>
+#include <string.h>
+
+extern const struct stage histogram_stages[];
+extern const struct stage histogram_library;
+
+enum { IN, HIST }; /* the order histogram_setup adds buffers in */
+
+static const char *const histogram_variants[] = {
+    "uniform, 256 bins", "skewed, 256 bins", "uniform, 4096 bins", "skewed, 4096 bins", NULL,
+};
+
+static unsigned bins_of(const struct problem *p) { return p->variant < 2 ? 256 : 4096; }
+static bool skewed(const struct problem *p) { return p->variant % 2 == 1; }
+
+static void histogram_setup(struct problem *p)
+{
+    size_t n = p->n;
+    unsigned bins = bins_of(p);
+    unsigned *in = problem_add_input(p, "in", U32, n)->host;
+    problem_add_output(p, "hist", U32, bins, 0, 0);
+    /* skewed: 95 % of the values in one bin, the rest anywhere, which is
+     * where contention on one counter shows */
+    uint64_t state = p->seed;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t r = rng_next(&state);
+        in[i] = skewed(p) && r % 100 < 95 ? 7 : (unsigned)(r >> 32) % bins;
+    }
+    struct args *a = p->args;
+    a->in = p->buf[IN].dev;
+    a->hist = p->buf[HIST].dev;
+    a->n = n;
+    a->bins = bins;
+}
+
+static void histogram_reference(struct problem *p)
+{
+    const unsigned *in = p->buf[IN].host;
+    unsigned *hist = p->buf[HIST].host;
+    memset(hist, 0, bins_of(p) * sizeof *hist);
+    for (size_t i = 0; i < p->n; i++)
+        hist[in[i]]++;
+}
+
+static double histogram_bytes(const struct problem *p, const struct stage *s)
+{
+    (void)s; /* every value read once, every count written once */
+    return 4.0 * p->n + 4.0 * bins_of(p);
+}
+
+static bool histogram_reads(const struct stage *s, const struct buffer *b)
+{
+    (void)s;
+    return strcmp(b->name, "in") == 0;
+}
+
+static const char *histogram_hint(const struct problem *p, const struct stage *s,
+                                  const struct buffer *b, const struct mismatch *m)
+{
+    static char hint[300];
+    (void)s;
+    if (m->unwritten)
+        return NULL;
+    const unsigned *got = b->got;
+    unsigned long long total = 0;
+    for (unsigned k = 0; k < bins_of(p); k++)
+        total += got[k];
+    if (total < p->n) {
+        snprintf(hint, sizeof hint,
+                 "%llu of the %zu values were not counted: a plain hist[b]++ (read, add, "
+                 "write) loses counts when two threads hit one bin at once; use atomicAdd, "
+                 "or a value was skipped (bounds or stride)",
+                 (unsigned long long)p->n - total, p->n);
+        return hint;
+    }
+    if (total > p->n) {
+        snprintf(hint, sizeof hint,
+                 "%llu more counts than values: a private histogram not cleared before "
+                 "counting (a __syncthreads() missing after clearing?), or merged twice",
+                 total - (unsigned long long)p->n);
+        return hint;
+    }
+    return "the right number of counts in the wrong bins: is each value counted in "
+           "hist[value]?";
+}
+
+const struct lab histogram_lab = {
+    .name = "histogram",
+    .operation = "counts of n values in bins",
+    .stages = histogram_stages,
+    .variants = histogram_variants,
+    .library = &histogram_library,
+    .sweep_stage = "3",
+    .args_size = sizeof(struct args),
+    .setup = histogram_setup,
+    .reference = histogram_reference,
+    .bytes = histogram_bytes,
+    .reads = histogram_reads,
+    .hint = histogram_hint,
+};
+
+const struct lab *const workbook_lab = &histogram_lab;
