@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "testing.h"
 #include "workbook.h"
 
 extern const struct lab *const workbook_lab;
@@ -76,6 +77,9 @@ int main(int argc, char *argv[])
            LAB_SOURCE, seed, seed);
     if (gpu_present_forked(why, sizeof why)) {
         printf("GPU: %s\n", why);
+        if (gpu_emulated())
+            printf("Emulated: the largest size tested is %s, not 2^24+17 as on a GPU.\n",
+                   LARGEST_TEST_SIZE_TEXT);
     } else {
         printf("No CUDA GPU here (%s): the GPU tests below are skipped.\n", why);
         setenv("WORKBOOK_NO_GPU", why, 1);

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 const size_t test_sizes[] = {
-    0, 1, 31, 32, 33, 1000, 1023, 1024, 1025, 1000003, (1u << 24) + 17,
+    0, 1, 31, 32, 33, 1000, 1023, 1024, 1025, 1000003, LARGEST_TEST_SIZE,
 };
 const size_t test_size_count = sizeof test_sizes / sizeof test_sizes[0];
 

@@ -10,8 +10,18 @@
 /* Kernels that never finish are stopped after this many seconds. */
 #define GPU_TEST_TIMEOUT 30.0
 
+/* The largest size tested: 2^24 + 17, or 2^20 + 17 under the CPU emulation,
+ * where a tree of barriers over 2^24 threads would take minutes. */
+#ifdef WORKBOOK_EMU
+#define LARGEST_TEST_SIZE (((size_t)1 << 20) + 17)
+#define LARGEST_TEST_SIZE_TEXT "2^20+17"
+#else
+#define LARGEST_TEST_SIZE (((size_t)1 << 24) + 17)
+#define LARGEST_TEST_SIZE_TEXT "2^24+17"
+#endif
+
 /* Sizes the frame prescribes: around a warp, around a block, a large prime,
- * and 2^24 plus an odd number. Zero comes first: a lab that cannot take it
+ * and 2^24 plus an odd number (LARGEST_TEST_SIZE). Zero comes first: a lab that cannot take it
  * starts its parameter list at test_sizes + 1. */
 extern const size_t test_sizes[];
 extern const size_t test_size_count;
