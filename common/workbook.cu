@@ -118,6 +118,27 @@ int gpu_resident_blocks(int block)
     return by_threads < by_blocks ? by_threads : by_blocks;
 }
 
+unsigned gpu_fill_blocks(const void *kernel, int block, size_t smem)
+{
+    int device, sms, per_sm;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block, smem));
+    return (unsigned)(sms * per_sm);
+}
+
+void *library_temp(size_t bytes)
+{
+    static void *temp;
+    static size_t have;
+    if (bytes > have) {
+        CUDA_CHECK(cudaFree(temp));
+        CUDA_CHECK(cudaMalloc(&temp, bytes));
+        have = bytes;
+    }
+    return temp;
+}
+
 bool gpu_healthy(void) { return cudaDeviceSynchronize() == cudaSuccess; }
 
 /* ---- problems ---------------------------------------------------------- */

@@ -26,15 +26,10 @@ static void clear_histogram(const struct args *a)
     CUDA_CHECK(cudaMemsetAsync(a->hist, 0, a->bins * sizeof(unsigned)));
 }
 
-/* Blocks of `block` threads running `kernel` with `smem` bytes of dynamic
- * shared memory that fill the GPU once, but no more than `work` items need. */
+/* A device-filling grid, but no more blocks than `work` items need. */
 static unsigned device_blocks(const void *kernel, int block, size_t smem, size_t work)
 {
-    int device, sms, per_sm;
-    CUDA_CHECK(cudaGetDevice(&device));
-    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block, smem));
-    size_t full = (size_t)sms * per_sm, needed = ceil_div(work, block);
+    size_t full = gpu_fill_blocks(kernel, block, smem), needed = ceil_div(work, block);
     return (unsigned)(needed < full ? needed : full);
 }
 

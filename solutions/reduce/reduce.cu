@@ -36,16 +36,6 @@ static int tree_block(int block)
     return b;
 }
 
-/* Blocks of `block` threads running `kernel` that fill the GPU once. */
-static unsigned device_blocks(const void *kernel, int block)
-{
-    int device, sms, per_sm;
-    CUDA_CHECK(cudaGetDevice(&device));
-    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block, 0));
-    return (unsigned)(sms * per_sm);
-}
-
 /* Four values in one 16-byte load: int4 for int, float4 for float. */
 template <typename T> struct vec4;
 template <> struct vec4<int> {
@@ -433,8 +423,8 @@ template <unsigned BLOCK, typename T> static void stage7_passes(const struct arg
 {
     const void *kernel = (const void *)reduce_stage7_kernel<BLOCK, T>;
     unsigned grid = (unsigned)ceil_div(a->n, BLOCK);
-    if (grid > device_blocks(kernel, BLOCK))
-        grid = device_blocks(kernel, BLOCK);
+    if (grid > gpu_fill_blocks(kernel, BLOCK, 0))
+        grid = gpu_fill_blocks(kernel, BLOCK, 0);
     if (grid <= 1) {
         reduce_stage7_kernel<BLOCK, T><<<1, BLOCK>>>((const T *)a->in, (T *)a->out, a->n);
         return;
@@ -525,8 +515,8 @@ template <typename T> static void stage8_typed(const struct args *a, int block)
 {
     const void *kernel = (const void *)reduce_stage8_kernel<T>;
     unsigned grid = (unsigned)ceil_div(ceil_div(a->n, 4), (size_t)block);
-    if (grid > device_blocks(kernel, block))
-        grid = device_blocks(kernel, block);
+    if (grid > gpu_fill_blocks(kernel, block, 0))
+        grid = gpu_fill_blocks(kernel, block, 0);
     CUDA_CHECK(cudaMemsetAsync(a->out, 0, sizeof(T)));
     if (grid > 0)
         reduce_stage8_kernel<T><<<grid, block>>>((const T *)a->in, (T *)a->out, a->n);

@@ -5,19 +5,6 @@
 #include "workbook.cuh"
 #include "histogram.h"
 
-/* One temporary allocation for all calls, so timed runs do not cudaMalloc. */
-static void *temp_storage(size_t bytes)
-{
-    static void *temp;
-    static size_t have;
-    if (bytes > have) {
-        CUDA_CHECK(cudaFree(temp));
-        CUDA_CHECK(cudaMalloc(&temp, bytes));
-        have = bytes;
-    }
-    return temp;
-}
-
 static void histogram_cub(const struct args *a, int block)
 {
     (void)block; /* CUB picks its own */
@@ -29,7 +16,7 @@ static void histogram_cub(const struct args *a, int block)
     int levels = (int)a->bins + 1; /* bins equal bins over [0, bins) */
     CUDA_CHECK(cub::DeviceHistogram::HistogramEven(NULL, bytes, a->in, a->hist, levels, 0u,
                                                    a->bins, a->n));
-    CUDA_CHECK(cub::DeviceHistogram::HistogramEven(temp_storage(bytes), bytes, a->in, a->hist,
+    CUDA_CHECK(cub::DeviceHistogram::HistogramEven(library_temp(bytes), bytes, a->in, a->hist,
                                                    levels, 0u, a->bins, a->n));
 }
 

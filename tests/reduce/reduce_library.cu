@@ -5,25 +5,11 @@
 #include "workbook.cuh"
 #include "reduce.h"
 
-/* CUB asks for temporary storage; keep one allocation for all calls, so
- * the timed runs do not include cudaMalloc. */
-static void *temp_storage(size_t bytes)
-{
-    static void *temp;
-    static size_t have;
-    if (bytes > have) {
-        CUDA_CHECK(cudaFree(temp));
-        CUDA_CHECK(cudaMalloc(&temp, bytes));
-        have = bytes;
-    }
-    return temp;
-}
-
 template <typename T> static void cub_sum(const struct args *a)
 {
     size_t bytes = 0;
     CUDA_CHECK(cub::DeviceReduce::Sum(NULL, bytes, (const T *)a->in, (T *)a->out, a->n));
-    CUDA_CHECK(cub::DeviceReduce::Sum(temp_storage(bytes), bytes, (const T *)a->in, (T *)a->out,
+    CUDA_CHECK(cub::DeviceReduce::Sum(library_temp(bytes), bytes, (const T *)a->in, (T *)a->out,
                                       a->n));
 }
 
