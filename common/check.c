@@ -66,8 +66,7 @@ const char *stage_list(const struct lab *lab)
 
 size_t elem_size(enum elem type)
 {
-    (void)type; /* every element type so far is four bytes */
-    return 4;
+    return type == U8 ? 1 : type == U16 ? 2 : 4;
 }
 
 void fill_poison(void *data, size_t bytes)
@@ -94,6 +93,8 @@ static double value_at(const struct buffer *b, const void *data, size_t i)
     case F32: return ((const float *)data)[i];
     case I32: return ((const int32_t *)data)[i];
     case U32: return ((const uint32_t *)data)[i];
+    case U8: return ((const uint8_t *)data)[i];
+    case U16: return ((const uint16_t *)data)[i];
     }
     return 0;
 }

@@ -185,7 +185,7 @@ static struct buffer *add(struct problem *p, const char *name, enum role role, e
     if (p->nbuf == MAX_BUFFERS)
         die("%s: more than %d buffers", p->lab->name, MAX_BUFFERS);
     struct buffer *b = &p->buf[p->nbuf++];
-    size_t bytes = count * elem_size(type);
+    size_t bytes = (count * elem_size(type) + 3) / 4 * 4; /* the guard starts on a word */
     b->name = name;
     b->role = role;
     b->type = type;
@@ -226,6 +226,8 @@ struct buffer *problem_add_scratch(struct problem *p, const char *name, enum ele
 }
 
 static size_t bytes_of(const struct buffer *b) { return b->count * elem_size(b->type); }
+/* Where the guard zone starts: the data rounded up to whole words. */
+static size_t padded_of(const struct buffer *b) { return (bytes_of(b) + 3) / 4 * 4; }
 
 void problem_upload(struct problem *p, const struct stage *s)
 {
@@ -240,7 +242,7 @@ void problem_poison_outputs(struct problem *p)
 {
     for (int i = 0; i < p->nbuf; i++)
         if (p->buf[i].role != INPUT)
-            poison_device(p->buf[i].dev, bytes_of(&p->buf[i]) + GUARD_BYTES);
+            poison_device(p->buf[i].dev, padded_of(&p->buf[i]) + GUARD_BYTES);
 }
 
 void problem_download(struct problem *p)
@@ -295,20 +297,20 @@ bool problem_launch(struct problem *p, const struct stage *s, char *msg, size_t 
  * fresh memory for an input. */
 static unsigned char *download_all(const struct buffer *b)
 {
-    unsigned char *h = (unsigned char *)(b->got ? b->got : malloc(bytes_of(b) + GUARD_BYTES));
+    unsigned char *h = (unsigned char *)(b->got ? b->got : malloc(padded_of(b) + GUARD_BYTES));
     if (!h)
         die("out of host memory");
-    CUDA_CHECK(cudaMemcpy(h, b->dev, bytes_of(b) + GUARD_BYTES, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(h, b->dev, padded_of(b) + GUARD_BYTES, cudaMemcpyDeviceToHost));
     return h;
 }
 
 static bool guard_intact(const struct problem *p, const struct stage *s, const struct buffer *b,
                          const unsigned char *all, char *msg, size_t len)
 {
-    if (is_poison(all + bytes_of(b), GUARD_BYTES))
+    if (is_poison(all + padded_of(b), GUARD_BYTES))
         return true;
     size_t k = 0;
-    while (is_poison(all + bytes_of(b) + 4 * k, 4))
+    while (is_poison(all + padded_of(b) + 4 * k, 4))
         k++;
     snprintf(msg, len,
              "%s:\n"
@@ -316,7 +318,8 @@ static bool guard_intact(const struct problem *p, const struct stage *s, const s
              "  likely cause: a thread whose index is >= n wrote anyway: the bounds test is "
              "missing or off by one\n"
              "  reproduce: make test LAB=%s STAGE=%s SEED=%llu",
-             problem_title(p, s), b->name, b->count + k, b->name, b->count, p->lab->name, s->id,
+             problem_title(p, s), b->name, (padded_of(b) + 4 * k) / elem_size(b->type), b->name,
+             b->count, p->lab->name, s->id,
              (unsigned long long)p->seed);
     return false;
 }

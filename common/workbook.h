@@ -28,7 +28,7 @@ struct stage {
     void (*launch)(const struct args *a, int block); /* block: threads per block */
 };
 
-enum elem { F32, I32, U32 };
+enum elem { F32, I32, U32, U8, U16 }; /* U8, U16: inputs only (bytes, 16-bit values) */
 
 enum role { INPUT, OUTPUT, SCRATCH }; /* SCRATCH: device only, poisoned, never compared */
 

@@ -6,10 +6,10 @@
 #include <stddef.h>
 
 struct args {
-    const unsigned *in; /* n values, each in [0, bins) */
-    unsigned *hist;     /* bins counts: hist[b] = how many values equal b */
+    const void *in;  /* n values in [0, bins): bytes for 256 bins, 16-bit for 4096 */
+    unsigned *hist;  /* bins counts: hist[b] = how many values equal b */
     size_t n;
-    unsigned bins;      /* 256, or 4096 where shared memory gets tight */
+    unsigned bins;   /* 256, or 4096 where shared memory gets tight */
 };
 
 #endif

@@ -12,7 +12,9 @@
  *   stage 4  warp aggregation: the lanes of a warp holding equal values add
  *            them with one shared atomic (__match_any_sync)
  *
- * Every launcher first clears hist (clear_histogram): counting adds to it.
+ * The values are bytes (unsigned char) for 256 bins and 16-bit (unsigned
+ * short) for 4096, so the kernels are templates on the sample type. Every
+ * launcher first clears hist (clear_histogram): counting adds to it.
  *
  * Test:  make test LAB=histogram          (STAGE=3 for one stage, SEED= to repeat a run)
  * Time:  make run LAB=histogram N=2^28    (VARIANT= picks an input, BLOCK= threads per block)
@@ -33,9 +35,22 @@ static unsigned device_blocks(const void *kernel, int block, size_t smem, size_t
     return (unsigned)(needed < full ? needed : full);
 }
 
+/* Clear hist, then run a stage on the sample type of this variant. */
+static void by_sample(const struct args *a, int block,
+                      void (*on_bytes)(const unsigned char *, const struct args *, int),
+                      void (*on_shorts)(const unsigned short *, const struct args *, int))
+{
+    clear_histogram(a);
+    if (a->bins <= 256)
+        on_bytes((const unsigned char *)a->in, a, block);
+    else
+        on_shorts((const unsigned short *)a->in, a, block);
+}
+
 /* ---- stage 1: global atomics, one thread per value ---------------------- */
 
-__global__ void histogram_stage1_kernel(const unsigned *__restrict__ in, unsigned *hist, size_t n)
+template <typename Sample>
+__global__ void histogram_stage1_kernel(const Sample *__restrict__ in, unsigned *hist, size_t n)
 {
     /* STUDENT stage 1 -------------------------------------------------------
      * Goal: the thread with global index i < n counts in[i]: hist[in[i]] += 1.
@@ -50,16 +65,21 @@ __global__ void histogram_stage1_kernel(const unsigned *__restrict__ in, unsigne
     /* END STUDENT */
 }
 
+template <typename Sample> static void stage1(const Sample *in, const struct args *a, int block)
+{
+    if (a->n > 0)
+        histogram_stage1_kernel<<<(unsigned)ceil_div(a->n, block), block>>>(in, a->hist, a->n);
+}
+
 static void histogram_stage1(const struct args *a, int block)
 {
-    clear_histogram(a);
-    if (a->n > 0)
-        histogram_stage1_kernel<<<(unsigned)ceil_div(a->n, block), block>>>(a->in, a->hist, a->n);
+    by_sample(a, block, stage1<unsigned char>, stage1<unsigned short>);
 }
 
 /* ---- stage 2: grid-stride loop ---------------------------------------- */
 
-__global__ void histogram_stage2_kernel(const unsigned *__restrict__ in, unsigned *hist, size_t n)
+template <typename Sample>
+__global__ void histogram_stage2_kernel(const Sample *__restrict__ in, unsigned *hist, size_t n)
 {
     /* STUDENT stage 2 -------------------------------------------------------
      * Goal: stage 1 with a grid-stride loop: each thread counts in[i],
@@ -73,17 +93,22 @@ __global__ void histogram_stage2_kernel(const unsigned *__restrict__ in, unsigne
     /* END STUDENT */
 }
 
+template <typename Sample> static void stage2(const Sample *in, const struct args *a, int block)
+{
+    unsigned grid = device_blocks((const void *)histogram_stage2_kernel<Sample>, block, 0, a->n);
+    if (grid > 0)
+        histogram_stage2_kernel<<<grid, block>>>(in, a->hist, a->n);
+}
+
 static void histogram_stage2(const struct args *a, int block)
 {
-    clear_histogram(a);
-    unsigned grid = device_blocks((const void *)histogram_stage2_kernel, block, 0, a->n);
-    if (grid > 0)
-        histogram_stage2_kernel<<<grid, block>>>(a->in, a->hist, a->n);
+    by_sample(a, block, stage2<unsigned char>, stage2<unsigned short>);
 }
 
 /* ---- stage 3: a private histogram per block ----------------------------- */
 
-__global__ void histogram_stage3_kernel(const unsigned *__restrict__ in, unsigned *hist, size_t n,
+template <typename Sample>
+__global__ void histogram_stage3_kernel(const Sample *__restrict__ in, unsigned *hist, size_t n,
                                         unsigned bins)
 {
     /* STUDENT stage 3 -------------------------------------------------------
@@ -111,18 +136,23 @@ __global__ void histogram_stage3_kernel(const unsigned *__restrict__ in, unsigne
     /* END STUDENT */
 }
 
+template <typename Sample> static void stage3(const Sample *in, const struct args *a, int block)
+{
+    size_t smem = a->bins * sizeof(unsigned);
+    unsigned grid = device_blocks((const void *)histogram_stage3_kernel<Sample>, block, smem, a->n);
+    if (grid > 0)
+        histogram_stage3_kernel<<<grid, block, smem>>>(in, a->hist, a->n, a->bins);
+}
+
 static void histogram_stage3(const struct args *a, int block)
 {
-    clear_histogram(a);
-    size_t smem = a->bins * sizeof(unsigned);
-    unsigned grid = device_blocks((const void *)histogram_stage3_kernel, block, smem, a->n);
-    if (grid > 0)
-        histogram_stage3_kernel<<<grid, block, smem>>>(a->in, a->hist, a->n, a->bins);
+    by_sample(a, block, stage3<unsigned char>, stage3<unsigned short>);
 }
 
 /* ---- stage 4: warp aggregation ------------------------------------------ */
 
-__global__ void histogram_stage4_kernel(const unsigned *__restrict__ in, unsigned *hist, size_t n,
+template <typename Sample>
+__global__ void histogram_stage4_kernel(const Sample *__restrict__ in, unsigned *hist, size_t n,
                                         unsigned bins)
 {
     /* STUDENT stage 4 -------------------------------------------------------
@@ -158,14 +188,18 @@ __global__ void histogram_stage4_kernel(const unsigned *__restrict__ in, unsigne
 }
 
 /* Stage 4 works warp by warp, so its blocks are whole warps. */
-static void histogram_stage4(const struct args *a, int block)
+template <typename Sample> static void stage4(const Sample *in, const struct args *a, int block)
 {
-    clear_histogram(a);
     block = block < 32 ? 32 : block / 32 * 32;
     size_t smem = a->bins * sizeof(unsigned);
-    unsigned grid = device_blocks((const void *)histogram_stage4_kernel, block, smem, a->n);
+    unsigned grid = device_blocks((const void *)histogram_stage4_kernel<Sample>, block, smem, a->n);
     if (grid > 0)
-        histogram_stage4_kernel<<<grid, block, smem>>>(a->in, a->hist, a->n, a->bins);
+        histogram_stage4_kernel<<<grid, block, smem>>>(in, a->hist, a->n, a->bins);
+}
+
+static void histogram_stage4(const struct args *a, int block)
+{
+    by_sample(a, block, stage4<unsigned char>, stage4<unsigned short>);
 }
 
 /* ---- the stage table: the tests, the driver and the run table read it --- */

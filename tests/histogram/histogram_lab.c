@@ -1,6 +1,7 @@
 /* histogram_lab.c: the histogram lab as the tests and the driver see it: its
  * inputs, its CPU reference, the bytes each stage must move, and the bugs it
- * knows. Four variants: uniform or skewed values, into 256 or 4096 bins. */
+ * knows. Four variants: uniform or skewed values, into 256 bins (bytes) or
+ * 4096 (16-bit values). */
 #include "workbook.h"
 #include "histogram.h"
 
@@ -25,14 +26,19 @@ static void histogram_setup(struct problem *p)
 {
     size_t n = p->n;
     unsigned bins = bins_of(p);
-    unsigned *in = problem_add_input(p, "in", U32, n)->host;
+    bool bytes = bins == 256;
+    void *in = problem_add_input(p, "in", bytes ? U8 : U16, n)->host;
     problem_add_output(p, "hist", U32, bins, 0, 0);
     /* skewed: 95 % of the values in one bin, the rest anywhere, which is
      * where contention on one counter shows */
     uint64_t state = p->seed;
     for (size_t i = 0; i < n; i++) {
         uint64_t r = rng_next(&state);
-        in[i] = skewed(p) && r % 100 < 95 ? 7 : (unsigned)(r >> 32) % bins;
+        unsigned v = skewed(p) && r % 100 < 95 ? 7 : (unsigned)(r >> 32) % bins;
+        if (bytes)
+            ((unsigned char *)in)[i] = (unsigned char)v;
+        else
+            ((unsigned short *)in)[i] = (unsigned short)v;
     }
     struct args *a = p->args;
     a->in = p->buf[IN].dev;
@@ -43,17 +49,17 @@ static void histogram_setup(struct problem *p)
 
 static void histogram_reference(struct problem *p)
 {
-    const unsigned *in = p->buf[IN].host;
     unsigned *hist = p->buf[HIST].host;
     memset(hist, 0, bins_of(p) * sizeof *hist);
     for (size_t i = 0; i < p->n; i++)
-        hist[in[i]]++;
+        hist[bins_of(p) == 256 ? ((const unsigned char *)p->buf[IN].host)[i]
+                               : ((const unsigned short *)p->buf[IN].host)[i]]++;
 }
 
 static double histogram_bytes(const struct problem *p, const struct stage *s)
 {
-    (void)s; /* every value read once, every count written once */
-    return 4.0 * p->n + 4.0 * bins_of(p);
+    (void)s; /* every value read once (1 or 2 bytes), every count written once */
+    return (bins_of(p) == 256 ? 1.0 : 2.0) * p->n + 4.0 * bins_of(p);
 }
 
 static bool histogram_reads(const struct stage *s, const struct buffer *b)
