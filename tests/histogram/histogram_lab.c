@@ -79,6 +79,9 @@ static const char *histogram_hint(const struct problem *p, const struct stage *s
     unsigned long long total = 0;
     for (unsigned k = 0; k < bins_of(p); k++)
         total += got[k];
+    if (total == 0)
+        return "no value was counted: is the stage still a TODO, or is its kernel never "
+               "launched (a grid of 0 blocks)?";
     if (total < p->n) {
         snprintf(hint, sizeof hint,
                  "%llu of the %zu values were not counted: a plain hist[b]++ (read, add, "
