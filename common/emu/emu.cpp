@@ -179,9 +179,11 @@ static bool settle_warp(block_runner &r, unsigned w, bool stuck)
         }
         if (c.mask >> l & 1) {
             if (f[l].call.mask != c.mask || f[l].call.op != c.op) {
+                char masks[64];
+                snprintf(masks, sizeof masks, "%#010x and %#010x", c.mask, f[l].call.mask);
                 fail_launch(here + "lanes " + std::to_string(first) + " and " + std::to_string(l) +
                             " meet in " + c.what + " and " + f[l].call.what + " with masks " +
-                            std::to_string(c.mask) + " and " + std::to_string(f[l].call.mask) +
+                            masks +
                             "; the lanes of a mask must all make the same call with the same mask");
                 return false;
             }
