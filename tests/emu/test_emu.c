@@ -107,7 +107,7 @@ Test(emu, stops_an_access_past_the_dynamic_shared_memory, TIMEOUT)
 Test(emu, stops_a_barrier_that_not_every_thread_reaches, TIMEOUT)
 {
     expect_error_saying(emu_divergent_barrier(),
-                        (const char *[]){"kernel barrier_in_branch", "block (0, 0, 0)",
+                        (const char *[]){"kernel barrier_in_branch, block (", /* either block may be first */
                                          "threads 0, 1, 2", "wait at __syncthreads()",
                                          "threads 16, 17", "returned without reaching it", NULL});
 }
