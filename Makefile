@@ -22,12 +22,15 @@ LDLIBS    = -L$(CUDA)/lib64 -lcudart_static -ldl -lrt -lpthread -lm
 ifeq ($(EMU),1)
   BUILD    := build/emu
   CFLAGS   += -DWORKBOOK_EMU
-  EMUFLAGS  = -std=c++17 -O2 -g -Wall -Wno-unknown-pragmas -DWORKBOOK_EMU -Icommon/emu -pthread
+  # common/*.cuh hold kernels too: they are rewritten into $(BUILD)/cuh,
+  # which is searched before common/.
+  EMUFLAGS  = -std=c++17 -O2 -g -Wall -Wno-unknown-pragmas -DWORKBOOK_EMU -Icommon/emu \
+              -I$(BUILD)/cuh -pthread
   # Kernels get a call before each load and store (common/emu/memory.cpp
   # answers them): the checks for races and out-of-bounds accesses.
   EMU_CHECKS = -fsanitize=thread --param tsan-distinguish-volatile=1
   LDLIBS    = -pthread -lm
-  CU_TOOL   = $(BUILD)/rewrite
+  CU_TOOL   = $(BUILD)/rewrite $(patsubst common/%,$(BUILD)/cuh/%,$(wildcard common/*.cuh))
   CU_COMPILE = $(BUILD)/rewrite $< > $@.cpp && $(CXX) $(EMUFLAGS) $(CPPFLAGS) -I$(<D) -c $@.cpp -o $@
   KERNEL_COMPILE = $(BUILD)/rewrite $< > $@.cpp && \
                    $(CXX) $(EMUFLAGS) $(EMU_CHECKS) $(CPPFLAGS) -I$(<D) -c $@.cpp -o $@
@@ -95,6 +98,10 @@ $(BUILD)/rewrite: common/emu/rewrite.c
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -O2 -Wall -Wextra -o $@ $<
 
+$(BUILD)/cuh/%.cuh: common/%.cuh $(BUILD)/rewrite
+	@mkdir -p $(@D)
+	$(BUILD)/rewrite $< > $@
+
 $(BUILD)/common/%.o: common/%.c $(COMMON_H)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(CPPFLAGS) $(CRITERION_CFLAGS) -c $< -o $@
@@ -121,6 +128,10 @@ $(BUILD)/tests/common/%.o: tests/common/%.c $(COMMON_H) | need-criterion
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(CPPFLAGS) $(CRITERION_CFLAGS) -c $< -o $@
 
+# Labs of one family share its checks: scan-HS, scan-Blelloch and
+# scan-large-arrays all link common/scan.c.
+FAMILY_OBJS = $(patsubst common/%.c,$(BUILD)/common/%.o,$(wildcard common/$(firstword $(subst -, ,$(1))).c))
+
 # A lab's own CUDA files under tests/ (its library row), built per tree.
 LAB_CU_OBJS = $(patsubst tests/$(2)/%.cu,$(BUILD)/$(1)/$(2)/%.o,$(wildcard tests/$(2)/*.cu))
 
@@ -146,11 +157,11 @@ $(BUILD)/$(1)/$(3)/%.o: common/%.c $(COMMON_H) $(if $(filter submission,$(1)),FO
 
 $(BUILD)/$(1)/$(3)/test: $(BUILD)/$(1)/$(3)/$(3).o $(BUILD)/$(1)/$(3)/$(3)_lab.o $(call LAB_CU_OBJS,$(1),$(3)) \
 		$(BUILD)/$(1)/$(3)/test_$(3).o $(BUILD)/$(1)/$(3)/test_main.o \
-		$(BUILD)/common/testing.o $(COMMON_OBJS)
+		$(BUILD)/common/testing.o $(call FAMILY_OBJS,$(3)) $(COMMON_OBJS)
 	$$(CXX) -o $$@ $$^ $$(CRITERION_LIBS) $$(LDLIBS)
 
 $(BUILD)/$(1)/$(3)/run: $(BUILD)/$(1)/$(3)/$(3).o $(BUILD)/$(1)/$(3)/$(3)_lab.o $(call LAB_CU_OBJS,$(1),$(3)) \
-		$(BUILD)/$(1)/$(3)/driver.o $(COMMON_OBJS)
+		$(BUILD)/$(1)/$(3)/driver.o $(call FAMILY_OBJS,$(3)) $(COMMON_OBJS)
 	$$(CXX) -o $$@ $$^ $$(LDLIBS)
 endef
 $(foreach l,$(WRITTEN),$(eval $(call LAB_RULES,labs,labs,$(l))))

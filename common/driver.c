@@ -27,10 +27,12 @@ static char running[160];
 static void on_alarm(int sig)
 {
     (void)sig;
-    static const char after[] = " did not finish: a kernel that never returns usually "
-                                "has a loop whose index never reaches its bound\n";
+    const char *why = workbook_lab->hang ? workbook_lab->hang
+                                         : "a kernel that never returns usually has a loop "
+                                           "whose index never reaches its bound";
     if (write(STDOUT_FILENO, running, strlen(running)) < 0 ||
-        write(STDOUT_FILENO, after, sizeof after - 1) < 0)
+        write(STDOUT_FILENO, " did not finish: ", 17) < 0 ||
+        write(STDOUT_FILENO, why, strlen(why)) < 0 || write(STDOUT_FILENO, "\n", 1) < 0)
         _exit(3);
     _exit(3);
 }

@@ -85,6 +85,9 @@ struct lab {
     double (*bytes)(const struct problem *p, const struct stage *s);
     /* Does stage s read buffer b? (to time only the copies it needs) */
     bool (*reads)(const struct stage *s, const struct buffer *b);
+    /* What usually makes this lab's kernels wait forever, said when one
+     * times out; NULL for the general advice. */
+    const char *hang;
     /* A lab-specific explanation of a wrong output, or NULL. */
     const char *(*hint)(const struct problem *p, const struct stage *s,
                         const struct buffer *b, const struct mismatch *m);

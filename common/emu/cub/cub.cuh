@@ -162,6 +162,15 @@ template <typename T, int BLOCK> class BlockScan {
     __device__ BlockScan(TempStorage &storage) : s(storage) {}
     __device__ void ExclusiveSum(T in, T &out) { scan(in, out, false); }
     __device__ void InclusiveSum(T in, T &out) { scan(in, out, true); }
+    /* ITEMS values a thread, in order: thread t holds items t*ITEMS.. */
+    template <int ITEMS> __device__ void ExclusiveSum(T (&in)[ITEMS], T (&out)[ITEMS])
+    {
+        items(in, out, false);
+    }
+    template <int ITEMS> __device__ void InclusiveSum(T (&in)[ITEMS], T (&out)[ITEMS])
+    {
+        items(in, out, true);
+    }
 
   private:
     TempStorage &s;
@@ -181,6 +190,21 @@ template <typename T, int BLOCK> class BlockScan {
         __syncthreads();
         out = s.values[t];
         __syncthreads(); /* the storage may be reused at once */
+    }
+    template <int ITEMS> __device__ void items(T (&in)[ITEMS], T (&out)[ITEMS], bool inclusive)
+    {
+        T sum = T(), own[ITEMS];
+        for (int k = 0; k < ITEMS; k++)
+            sum += own[k] = in[k];
+        T before;
+        scan(sum, before, false);
+        for (int k = 0; k < ITEMS; k++) {
+            if (inclusive)
+                before += own[k];
+            out[k] = before;
+            if (!inclusive)
+                before += own[k];
+        }
     }
 };
 

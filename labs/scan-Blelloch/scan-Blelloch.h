@@ -1,0 +1,20 @@
+/* scan-Blelloch.h: the data the scan-Blelloch kernels are given (struct
+ * args, in common/scan.h) and how long each block's segment is. The tests
+ * build against this file: change the kernels, not it. */
+#ifndef SCAN_BLELLOCH_H
+#define SCAN_BLELLOCH_H
+
+#include "scan.h"
+
+/* The tree needs a power of two: the launchers round BLOCK down to one (at
+ * least 32 threads, at most 1024), and each thread owns two values. */
+static inline int blelloch_threads(int block)
+{
+    int t = 32;
+    while (t * 2 <= block && t < 1024)
+        t *= 2;
+    return t;
+}
+static inline size_t blelloch_segment(int block) { return 2 * (size_t)blelloch_threads(block); }
+
+#endif

@@ -1,0 +1,425 @@
+/* scan-large-arrays: prefix sums of any number of values (2^28 and more),
+ * ints and floats, exclusive and inclusive.
+ *
+ * One block cannot scan 2^28 values, so the array is cut into tiles of
+ * blockDim.x * ITEMS values, one tile a block. A block scans its tile as in
+ * the single-block labs; what this lab adds is the carry: every tile must
+ * start from the sum of all the tiles before it. The stages differ in how
+ * that carry reaches a tile, and so in how often the array crosses memory.
+ *
+ *   stage 1  scan-then-propagate: scan the tiles and keep their totals, scan
+ *            the totals (the same way, recursively), add each tile's carry
+ *            (read n, write n, then read and write n again)
+ *   stage 2  reduce-then-scan: a first pass only sums the tiles, the totals
+ *            are scanned, a second pass scans each tile from its carry (read
+ *            n twice, write it once)
+ *   stage 3  single pass, chained: each tile waits for the tile before it to
+ *            publish its inclusive prefix (read once, write once, but the
+ *            tiles finish one after another)
+ *   stage 4  single pass, decoupled look-back: a tile publishes its own total
+ *            at once, and its successors add up totals until they meet a
+ *            published prefix
+ *
+ * Given, because the single-block labs taught them: warp_scan_inclusive,
+ * block_scan_exclusive, warp_sum and the tile loads and stores.
+ *
+ * Test:  make test LAB=scan-large-arrays          (STAGE=3 for one stage, SEED= to repeat a run)
+ * Time:  make run LAB=scan-large-arrays N=2^28    (VARIANT=inclusive-int, BLOCK= threads per block)
+ */
+#include "workbook.cuh"
+#include "scan-large-arrays.h"
+
+enum { FULL_WARP = 0xffffffffu };
+
+/* ---- the building blocks, from the single-block labs --------------------- */
+
+/* In lane L: the sum of v over lanes 0..L (scan-HS stage 3). */
+template <typename T> __device__ T warp_scan_inclusive(T v)
+{
+    unsigned lane = threadIdx.x % 32;
+#pragma unroll
+    for (unsigned offset = 1; offset < 32; offset *= 2) {
+        T below = __shfl_up_sync(FULL_WARP, v, offset);
+        if (lane >= offset)
+            v += below;
+    }
+    return v;
+}
+
+/* In every lane: the sum of v over the warp. */
+template <typename T> __device__ T warp_sum(T v)
+{
+#pragma unroll
+    for (int offset = 16; offset > 0; offset /= 2)
+        v += __shfl_xor_sync(FULL_WARP, v, offset);
+    return v;
+}
+
+/* The sum of v over the threads before this one in the block, and in *total
+ * the block's sum, for every thread. Every thread of the block must call it:
+ * it holds two barriers. */
+template <typename T> __device__ T block_scan_exclusive(T v, T *total)
+{
+    __shared__ T warp_totals[32];
+    unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    T inclusive = warp_scan_inclusive(v);
+    if (lane == 31)
+        warp_totals[warp] = inclusive;
+    __syncthreads();
+    if (warp == 0) {
+        T t = lane < blockDim.x / 32 ? warp_totals[lane] : T(0);
+        warp_totals[lane] = warp_scan_inclusive(t);
+    }
+    __syncthreads();
+    *total = warp_totals[blockDim.x / 32 - 1];
+    T before = warp > 0 ? warp_totals[warp - 1] : T(0);
+    T below = __shfl_up_sync(FULL_WARP, inclusive, 1);
+    __syncthreads(); /* warp_totals is free again for the next call */
+    return before + (lane > 0 ? below : T(0));
+}
+
+/* Four values in one 16-byte access: int4 for int, float4 for float. */
+template <typename T> struct vec4;
+template <> struct vec4<int> {
+    typedef int4 type;
+};
+template <> struct vec4<float> {
+    typedef float4 type;
+};
+
+/* Shared memory for one tile (the launchers ask for it). */
+template <typename T> __device__ T *tile_memory()
+{
+    extern __shared__ int4 tile_words[];
+    return reinterpret_cast<T *>(tile_words);
+}
+
+/* x = this thread's ITEMS consecutive values of the tile at `base` (0 past
+ * n). The tile crosses shared memory so that the global loads are
+ * coalesced, 16 bytes a thread, whoever ends up owning each value. */
+template <typename T>
+__device__ void load_tile(const T *in, size_t base, size_t n, T (&x)[ITEMS])
+{
+    T *s = tile_memory<T>();
+    unsigned tid = threadIdx.x, tile = blockDim.x * ITEMS;
+    if (base + tile <= n) {
+        typedef typename vec4<T>::type T4;
+        const T4 *in4 = reinterpret_cast<const T4 *>(in + base);
+        T4 *s4 = reinterpret_cast<T4 *>(s);
+#pragma unroll
+        for (int k = 0; k < ITEMS / 4; k++)
+            s4[k * blockDim.x + tid] = in4[k * blockDim.x + tid];
+    } else {
+        for (unsigned k = tid; k < tile; k += blockDim.x)
+            s[k] = base + k < n ? in[base + k] : T(0);
+    }
+    __syncthreads();
+#pragma unroll
+    for (int j = 0; j < ITEMS; j++)
+        x[j] = s[tid * ITEMS + j];
+}
+
+/* The reverse of load_tile: this thread's ITEMS results, stored coalesced
+ * (only those below n). */
+template <typename T>
+__device__ void store_tile(T *out, size_t base, size_t n, const T (&y)[ITEMS])
+{
+    T *s = tile_memory<T>();
+    unsigned tid = threadIdx.x, tile = blockDim.x * ITEMS;
+#pragma unroll
+    for (int j = 0; j < ITEMS; j++)
+        s[tid * ITEMS + j] = y[j];
+    __syncthreads();
+    if (base + tile <= n) {
+        typedef typename vec4<T>::type T4;
+        T4 *out4 = reinterpret_cast<T4 *>(out + base);
+        const T4 *s4 = reinterpret_cast<const T4 *>(s);
+#pragma unroll
+        for (int k = 0; k < ITEMS / 4; k++)
+            out4[k * blockDim.x + tid] = s4[k * blockDim.x + tid];
+    } else {
+        for (unsigned k = tid; k < tile; k += blockDim.x)
+            if (base + k < n)
+                out[base + k] = s[k];
+    }
+}
+
+/* Scan this thread's values in place, starting from `start`. */
+template <typename T> __device__ void scan_items(T (&x)[ITEMS], T start, bool inclusive)
+{
+    T running = start;
+#pragma unroll
+    for (int j = 0; j < ITEMS; j++) {
+        T v = x[j];
+        if (inclusive)
+            running += v;
+        x[j] = running;
+        if (!inclusive)
+            running += v;
+    }
+}
+
+template <typename T> __device__ T sum_items(const T (&x)[ITEMS])
+{
+    T sum = T(0);
+#pragma unroll
+    for (int j = 0; j < ITEMS; j++)
+        sum += x[j];
+    return sum;
+}
+
+/* ---- how the launchers cut the array into tiles -------------------------- */
+
+struct tiling {
+    unsigned threads; /* per block */
+    size_t tile;      /* values per tile */
+    unsigned tiles;   /* blocks */
+    size_t smem;      /* bytes of shared memory per block */
+};
+
+template <typename T> static tiling tiles_of(size_t n, int block)
+{
+    tiling t;
+    t.threads = (unsigned)tile_threads(block);
+    t.tile = tile_size(block);
+    t.tiles = (unsigned)ceil_div(n, t.tile);
+    t.smem = t.tile * sizeof(T);
+    return t;
+}
+
+/* ---- stage 1: scan-then-propagate ----------------------------------------- */
+
+template <typename T>
+__global__ void scan_large_stage1_scan_kernel(const T *in, T *out, T *totals, size_t n,
+                                              bool inclusive)
+{
+    /* TODO stage 1 ----------------------------------------------------------
+     * Goal: scan the tile at base = blockIdx.x * blockDim.x * ITEMS (as
+     *       size_t), as if it were the whole array, and, when totals is not
+     *       NULL, store the tile's sum in totals[blockIdx.x].
+     * Keep: T x[ITEMS]; load_tile(in, base, n, x); each thread sums its
+     *       values (sum_items), block_scan_exclusive gives what the threads
+     *       before it hold and the tile's total, scan_items scans the
+     *       thread's values from there, and store_tile writes them back.
+     *       Every thread calls every one of these: they hold barriers.
+     * Hint: in and out may be the same array (the totals are scanned in
+     *       place): each block reads its whole tile before writing it.
+     */
+}
+
+template <typename T>
+__global__ void scan_large_stage1_add_kernel(T *out, const T *carries, size_t n)
+{
+    /* TODO stage 1 ----------------------------------------------------------
+     * Goal: add carries[blockIdx.x], the sum of every tile before this one,
+     *       to each of the tile's blockDim.x * ITEMS values in out.
+     * Keep: values at or past n are not the array's: leave them alone.
+     * Hint: the threads of a block take the tile's values k = tid,
+     *       tid + blockDim.x, ...: neighbours touch neighbours (coalesced).
+     */
+}
+
+/* Where the level below a level of `tiles` totals starts: on a 16-byte
+ * boundary, as load_tile's wide loads need. */
+template <typename T> static T *next_level(T *sums, unsigned tiles)
+{
+    return sums + ceil_div(tiles, 4) * 4;
+}
+
+/* Scan n values; the tiles' totals go to `sums`, and are scanned in place
+ * there, with the levels further down kept after them. */
+template <typename T>
+static void stage1_scan(const T *in, T *out, size_t n, T *sums, bool inclusive, int block)
+{
+    tiling t = tiles_of<T>(n, block);
+    bool more = t.tiles > 1;
+    scan_large_stage1_scan_kernel<T><<<t.tiles, t.threads, t.smem>>>(in, out, more ? sums : NULL,
+                                                                      n, inclusive);
+    if (!more)
+        return;
+    stage1_scan<T>(sums, sums, t.tiles, next_level(sums, t.tiles), false, block);
+    scan_large_stage1_add_kernel<T><<<t.tiles, t.threads>>>(out, sums, n);
+}
+
+template <typename T> static void stage1_typed(const struct args *a, int block)
+{
+    if (a->n > 0)
+        stage1_scan<T>((const T *)a->in, (T *)a->out, a->n, (T *)a->sums, a->inclusive, block);
+}
+
+static void scan_large_stage1(const struct args *a, int block)
+{
+    if (a->type == I32)
+        stage1_typed<int>(a, block);
+    else
+        stage1_typed<float>(a, block);
+}
+
+/* ---- stage 2: reduce-then-scan -------------------------------------------- */
+
+template <typename T>
+__global__ void scan_large_stage2_reduce_kernel(const T *in, T *totals, size_t n)
+{
+    /* TODO stage 2 ----------------------------------------------------------
+     * Goal: totals[blockIdx.x] = the sum of this block's tile, and nothing
+     *       else: no scan, no output.
+     * Keep: the order of a sum does not matter, so skip shared memory: when
+     *       the whole tile lies below n, read it as vec4<T>::type (16 bytes a
+     *       load), thread tid taking the 16-byte words k * blockDim.x + tid,
+     *       for k < ITEMS / 4; a tile that reaches past n is read one value
+     *       at a time, 0 past n. Then block_scan_exclusive (its total) adds
+     *       the threads' sums.
+     * Hint: this pass reads n values and writes one per tile: it should run
+     *       at the speed of reading memory.
+     */
+}
+
+template <typename T>
+__global__ void scan_large_stage2_scan_kernel(const T *in, T *out, const T *carries, size_t n,
+                                              bool inclusive)
+{
+    /* TODO stage 2 ----------------------------------------------------------
+     * Goal: stage 1's tile scan, but starting from carries[blockIdx.x] (the
+     *       sum of the tiles before; start from 0 when carries is NULL), so
+     *       the output is final at once.
+     * Keep: the same loads, block scan and stores as stage 1; in and out may
+     *       be the same array.
+     * Hint: only the start of scan_items changes.
+     */
+}
+
+template <typename T>
+static void stage2_scan(const T *in, T *out, size_t n, T *sums, bool inclusive, int block)
+{
+    tiling t = tiles_of<T>(n, block);
+    if (t.tiles > 1) {
+        scan_large_stage2_reduce_kernel<T><<<t.tiles, t.threads>>>(in, sums, n);
+        stage2_scan<T>(sums, sums, t.tiles, next_level(sums, t.tiles), false, block);
+    }
+    scan_large_stage2_scan_kernel<T><<<t.tiles, t.threads, t.smem>>>(
+        in, out, t.tiles > 1 ? sums : NULL, n, inclusive);
+}
+
+template <typename T> static void stage2_typed(const struct args *a, int block)
+{
+    if (a->n > 0)
+        stage2_scan<T>((const T *)a->in, (T *)a->out, a->n, (T *)a->sums, a->inclusive, block);
+}
+
+static void scan_large_stage2(const struct args *a, int block)
+{
+    if (a->type == I32)
+        stage2_typed<int>(a, block);
+    else
+        stage2_typed<float>(a, block);
+}
+
+/* ---- status words, for the single-pass stages ------------------------------ */
+
+/* A tile publishes what it knows in one 64-bit word: a flag in the high half
+ * and a value's bits in the low half. One store writes both, so a reader
+ * never sees a flag without its value. */
+enum { NOT_READY = 0, AGGREGATE = 1, PREFIX = 2 };
+
+__device__ unsigned to_bits(int v) { return (unsigned)v; }
+__device__ unsigned to_bits(float v) { return __float_as_uint(v); }
+template <typename T> __device__ T from_bits(unsigned bits);
+template <> __device__ int from_bits<int>(unsigned bits) { return (int)bits; }
+template <> __device__ float from_bits<float>(unsigned bits) { return __uint_as_float(bits); }
+
+template <typename T> __device__ unsigned long long status_word(unsigned flag, T value)
+{
+    return (unsigned long long)flag << 32 | to_bits(value);
+}
+__device__ unsigned flag_of(unsigned long long word) { return (unsigned)(word >> 32); }
+template <typename T> __device__ T value_of(unsigned long long word)
+{
+    return from_bits<T>((unsigned)word);
+}
+
+/* status[0] counts the tiles handed out; status[1 + t] is tile t's word.
+ * Both start at 0 (NOT_READY) before every launch. */
+template <typename T, typename K>
+static void single_pass(const struct args *a, int block, K kernel)
+{
+    tiling t = tiles_of<T>(a->n, block);
+    if (t.tiles == 0)
+        return;
+    CUDA_CHECK(cudaMemsetAsync(a->status, 0, (1 + (size_t)t.tiles) * sizeof *a->status));
+    kernel<<<t.tiles, t.threads, t.smem>>>((const T *)a->in, (T *)a->out, a->n, a->status,
+                                           a->inclusive);
+}
+
+/* ---- stage 3: single pass, chained ------------------------------------------ */
+
+template <typename T>
+__global__ void scan_large_stage3_kernel(const T *in, T *out, size_t n,
+                                         unsigned long long *status, bool inclusive)
+{
+    /* TODO stage 3 ----------------------------------------------------------
+     * Goal: one kernel. Thread 0 takes the block's tile number from
+     *       atomicAdd(&status[0], 1ULL), and shares it through a __shared__
+     *       variable. The block loads and block-scans its tile; then thread
+     *       0 waits until tile - 1 has published its inclusive prefix
+     *       (status[tile] has flag PREFIX; tile 0 waits for nothing),
+     *       publishes its own, status_word(PREFIX, prefix + total), in
+     *       status[1 + tile], and shares the prefix so every thread can
+     *       finish its values with scan_items.
+     * Keep: read the word through a volatile pointer, or the compiler reads
+     *       it once and spins forever. Take the tile from the counter, not
+     *       from blockIdx.x: blocks do not start in blockIdx order, and a
+     *       block spinning on a tile that has not started may hold the very
+     *       place on the GPU that tile needs.
+     * Hint: the value and its flag are one 64-bit word, written by one
+     *       store: status_word, flag_of and value_of<T> pack and unpack it.
+     */
+}
+
+static void scan_large_stage3(const struct args *a, int block)
+{
+    if (a->type == I32)
+        single_pass<int>(a, block, scan_large_stage3_kernel<int>);
+    else
+        single_pass<float>(a, block, scan_large_stage3_kernel<float>);
+}
+
+/* ---- stage 4: single pass, decoupled look-back ------------------------------ */
+
+template <typename T>
+__global__ void scan_large_stage4_kernel(const T *in, T *out, size_t n,
+                                         unsigned long long *status, bool inclusive)
+{
+    /* TODO stage 4 ----------------------------------------------------------
+     * Goal: stage 3, but no tile waits for a whole chain. As soon as it
+     *       knows its total, a tile publishes status_word(AGGREGATE, total)
+     *       (tile 0: its PREFIX at once). Then warp 0 looks back, 32 tiles
+     *       at a time: lane L reads the word of tile - 1 - L (and counts a
+     *       tile below 0 as PREFIX 0). While any lane sees NOT_READY, read
+     *       again. Then add the values of the lanes up to the nearest tile
+     *       that has a PREFIX (the lowest such lane, from __ballot_sync and
+     *       __ffs), or of all 32 if none has, and move 32 tiles further
+     *       back. Finally publish status_word(PREFIX, prefix + total).
+     * Keep: volatile reads and writes of the status words; all 32 lanes
+     *       of warp 0 stay in the loop together (their votes need them).
+     * Hint: warp_sum adds one value per lane. The carry each tile needs is
+     *       the sum of the totals between it and the nearest prefix.
+     */
+}
+
+static void scan_large_stage4(const struct args *a, int block)
+{
+    if (a->type == I32)
+        single_pass<int>(a, block, scan_large_stage4_kernel<int>);
+    else
+        single_pass<float>(a, block, scan_large_stage4_kernel<float>);
+}
+
+/* ---- the stage table: the tests, the driver and the run table read it --- */
+
+extern "C" const struct stage scan_large_stages[] = {
+    {"1", "scan-then-propagate (4 passes over n)", scan_large_stage1},
+    {"2", "reduce-then-scan (3 passes over n)", scan_large_stage2},
+    {"3", "single pass, chained prefixes", scan_large_stage3},
+    {"4", "single pass, decoupled look-back", scan_large_stage4},
+    {NULL, NULL, NULL},
+};

@@ -1,0 +1,224 @@
+/* scan-Blelloch: the work-efficient scan within one block, ints and floats,
+ * exclusive and inclusive.
+ *
+ * Each block scans its own segment of 2 * blockDim.x values, two per thread;
+ * a segment shorter than that (the end of the array) is padded with zeros,
+ * which change no sum. Blelloch's scan walks a balanced tree twice: the
+ * up-sweep builds partial sums toward the root (a reduction), the
+ * down-sweep pushes prefixes back toward the leaves. That is about 2n adds
+ * in 2 log2(n) steps, where Hillis-Steele does n log2(n) adds.
+ *
+ *   stage 1  up-sweep and down-sweep in shared memory (the exclusive scan)
+ *   stage 2  the same, with shared indices padded to avoid bank conflicts
+ *   stage 3  Brent-Kung: the up-sweep, then a down phase that leaves the
+ *            inclusive scan
+ *
+ * `inclusive` says which scan to store: the exclusive one (out[i] stops
+ * before in[i], out at a segment's start is 0), or the inclusive one.
+ *
+ * Test:  make test LAB=scan-Blelloch          (STAGE=2 for one stage, SEED= to repeat a run)
+ * Time:  make run LAB=scan-Blelloch N=2^24    (VARIANT=exclusive-float, BLOCK= threads per block)
+ */
+#include "workbook.cuh"
+#include "scan-Blelloch.h"
+
+enum { MAX_BLOCK = 1024 };
+
+/* Launch one block per segment of 2 * threads values. */
+template <typename T>
+using kernel = void (*)(const T *in, T *out, size_t n, bool inclusive);
+
+template <typename T> static void launch(const struct args *a, int block, kernel<T> k)
+{
+    unsigned threads = (unsigned)blelloch_threads(block);
+    unsigned grid = (unsigned)ceil_div(a->n, 2 * (size_t)threads);
+    if (grid > 0)
+        k<<<grid, threads>>>((const T *)a->in, (T *)a->out, a->n, a->inclusive);
+}
+
+static void by_type(const struct args *a, int block, kernel<int> on_ints, kernel<float> on_floats)
+{
+    if (a->type == I32)
+        launch<int>(a, block, on_ints);
+    else
+        launch<float>(a, block, on_floats);
+}
+
+/* ---- stage 1: up-sweep and down-sweep ------------------------------------ */
+
+template <typename T>
+__global__ void scan_blelloch_stage1_kernel(const T *__restrict__ in, T *__restrict__ out,
+                                            size_t n, bool inclusive)
+{
+    /* STUDENT stage 1 -------------------------------------------------------
+     * Goal: the exclusive scan of this block's m = 2 * blockDim.x values in
+     *       __shared__ T tree[2 * MAX_BLOCK];  the segment starts at
+     *       base = blockIdx.x * m (as size_t). Thread tid loads and stores
+     *       the words tid and tid + blockDim.x (coalesced), 0 past n.
+     * Keep: up-sweep: for stride = 1, 2, 4, ... < m, the first m / (2*stride)
+     *       threads each add tree[a] into tree[b], with
+     *       a = stride * (2*tid + 1) - 1 and b = a + stride. Then thread 0
+     *       clears the root tree[m - 1]. Down-sweep: for stride = m/2 ... 1,
+     *       the same threads and words: tree[a] takes tree[b], and tree[b]
+     *       gets the old tree[a] added. A __syncthreads() before every level.
+     * Hint: the result is exclusive; for the inclusive scan add the thread's
+     *       own input values back, kept in registers from the load.
+     */
+    __shared__ T tree[2 * MAX_BLOCK];
+    unsigned tid = threadIdx.x, half = blockDim.x, m = 2 * blockDim.x;
+    size_t base = blockIdx.x * (size_t)m;
+    T x0 = base + tid < n ? in[base + tid] : T(0);
+    T x1 = base + tid + half < n ? in[base + tid + half] : T(0);
+    tree[tid] = x0;
+    tree[tid + half] = x1;
+    for (unsigned stride = 1; stride < m; stride *= 2) {
+        __syncthreads();
+        if (tid < m / (2 * stride)) {
+            unsigned a = stride * (2 * tid + 1) - 1, b = a + stride;
+            tree[b] += tree[a];
+        }
+    }
+    if (tid == 0)
+        tree[m - 1] = T(0);
+    for (unsigned stride = m / 2; stride >= 1; stride /= 2) {
+        __syncthreads();
+        if (tid < m / (2 * stride)) {
+            unsigned a = stride * (2 * tid + 1) - 1, b = a + stride;
+            T left = tree[a];
+            tree[a] = tree[b];
+            tree[b] += left;
+        }
+    }
+    __syncthreads();
+    if (base + tid < n)
+        out[base + tid] = tree[tid] + (inclusive ? x0 : T(0));
+    if (base + tid + half < n)
+        out[base + tid + half] = tree[tid + half] + (inclusive ? x1 : T(0));
+    /* END STUDENT */
+}
+
+static void scan_blelloch_stage1(const struct args *a, int block)
+{
+    by_type(a, block, scan_blelloch_stage1_kernel<int>, scan_blelloch_stage1_kernel<float>);
+}
+
+/* ---- stage 2: padded indices, no bank conflicts -------------------------- */
+
+/* STUDENT stage 2 -----------------------------------------------------------
+ * Goal: write  __device__ unsigned padded(unsigned k)  giving where word k
+ *       of the tree lives: one extra word after every 32, k + k / 32.
+ * Keep: it must be one-to-one and stay below 2 * MAX_BLOCK + 2 * MAX_BLOCK / 32.
+ * Hint: in stage 1 the words a warp touches at stride s are s apart, so at
+ *       s = 32 all 32 land in one bank; the extra word shifts each run of 32
+ *       by one bank.
+ */
+__device__ unsigned padded(unsigned k) { return k + k / 32; }
+/* END STUDENT */
+
+template <typename T>
+__global__ void scan_blelloch_stage2_kernel(const T *__restrict__ in, T *__restrict__ out,
+                                            size_t n, bool inclusive)
+{
+    /* STUDENT stage 2 -------------------------------------------------------
+     * Goal: stage 1, with every tree index k (loads, sweeps, root, stores)
+     *       read and written at padded(k) in
+     *       __shared__ T tree[2 * MAX_BLOCK + 2 * MAX_BLOCK / 32];
+     * Keep: the same levels, threads and barriers as stage 1.
+     * Hint: change nothing but the indices; the table shows what it buys.
+     */
+    __shared__ T tree[2 * MAX_BLOCK + 2 * MAX_BLOCK / 32];
+    unsigned tid = threadIdx.x, half = blockDim.x, m = 2 * blockDim.x;
+    size_t base = blockIdx.x * (size_t)m;
+    T x0 = base + tid < n ? in[base + tid] : T(0);
+    T x1 = base + tid + half < n ? in[base + tid + half] : T(0);
+    tree[padded(tid)] = x0;
+    tree[padded(tid + half)] = x1;
+    for (unsigned stride = 1; stride < m; stride *= 2) {
+        __syncthreads();
+        if (tid < m / (2 * stride)) {
+            unsigned a = stride * (2 * tid + 1) - 1, b = a + stride;
+            tree[padded(b)] += tree[padded(a)];
+        }
+    }
+    if (tid == 0)
+        tree[padded(m - 1)] = T(0);
+    for (unsigned stride = m / 2; stride >= 1; stride /= 2) {
+        __syncthreads();
+        if (tid < m / (2 * stride)) {
+            unsigned a = stride * (2 * tid + 1) - 1, b = a + stride;
+            T left = tree[padded(a)];
+            tree[padded(a)] = tree[padded(b)];
+            tree[padded(b)] += left;
+        }
+    }
+    __syncthreads();
+    if (base + tid < n)
+        out[base + tid] = tree[padded(tid)] + (inclusive ? x0 : T(0));
+    if (base + tid + half < n)
+        out[base + tid + half] = tree[padded(tid + half)] + (inclusive ? x1 : T(0));
+    /* END STUDENT */
+}
+
+static void scan_blelloch_stage2(const struct args *a, int block)
+{
+    by_type(a, block, scan_blelloch_stage2_kernel<int>, scan_blelloch_stage2_kernel<float>);
+}
+
+/* ---- stage 3: Brent-Kung, the inclusive form ----------------------------- */
+
+template <typename T>
+__global__ void scan_blelloch_stage3_kernel(const T *__restrict__ in, T *__restrict__ out,
+                                            size_t n, bool inclusive)
+{
+    /* STUDENT stage 3 -------------------------------------------------------
+     * Goal: the inclusive scan, with no clearing of the root: stage 2's
+     *       up-sweep (padded), then a down phase that, for stride = m/4,
+     *       m/8, ... 1, adds each finished word b = 2*stride*(tid+1) - 1
+     *       into the word stride places after it, b + stride, when that is
+     *       still inside the tree (< m).
+     * Keep: after the up-sweep, the words 2^k - 1 already hold inclusive
+     *       sums; each down level completes the words halfway between
+     *       finished ones. A __syncthreads() before every level.
+     * Hint: now the exclusive scan is the inclusive one shifted right by
+     *       one word (0 at the segment's start): read tree[padded(k - 1)].
+     */
+    __shared__ T tree[2 * MAX_BLOCK + 2 * MAX_BLOCK / 32];
+    unsigned tid = threadIdx.x, half = blockDim.x, m = 2 * blockDim.x;
+    size_t base = blockIdx.x * (size_t)m;
+    tree[padded(tid)] = base + tid < n ? in[base + tid] : T(0);
+    tree[padded(tid + half)] = base + tid + half < n ? in[base + tid + half] : T(0);
+    for (unsigned stride = 1; stride < m; stride *= 2) {
+        __syncthreads();
+        if (tid < m / (2 * stride)) {
+            unsigned a = stride * (2 * tid + 1) - 1, b = a + stride;
+            tree[padded(b)] += tree[padded(a)];
+        }
+    }
+    for (unsigned stride = m / 4; stride >= 1; stride /= 2) {
+        __syncthreads();
+        unsigned b = 2 * stride * (tid + 1) - 1;
+        if (b + stride < m)
+            tree[padded(b + stride)] += tree[padded(b)];
+    }
+    __syncthreads();
+    unsigned k0 = tid, k1 = tid + half;
+    if (base + k0 < n)
+        out[base + k0] = inclusive ? tree[padded(k0)] : k0 > 0 ? tree[padded(k0 - 1)] : T(0);
+    if (base + k1 < n)
+        out[base + k1] = inclusive ? tree[padded(k1)] : tree[padded(k1 - 1)];
+    /* END STUDENT */
+}
+
+static void scan_blelloch_stage3(const struct args *a, int block)
+{
+    by_type(a, block, scan_blelloch_stage3_kernel<int>, scan_blelloch_stage3_kernel<float>);
+}
+
+/* ---- the stage table: the tests, the driver and the run table read it --- */
+
+extern "C" const struct stage scan_blelloch_stages[] = {
+    {"1", "up-sweep and down-sweep (exclusive)", scan_blelloch_stage1},
+    {"2", "shared indices padded: no bank conflicts", scan_blelloch_stage2},
+    {"3", "Brent-Kung down phase (inclusive)", scan_blelloch_stage3},
+    {NULL, NULL, NULL},
+};

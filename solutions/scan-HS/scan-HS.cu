@@ -1,0 +1,202 @@
+/* scan-HS: Hillis-Steele prefix sums within one block, ints and floats,
+ * inclusive and exclusive.
+ *
+ * Each block scans its own segment of blockDim.x values, one value per
+ * thread; the tests check one segment (n up to a block) and many at once,
+ * which is also how the run table measures throughput. Hillis and Steele's
+ * scan takes log2(blockDim.x) steps; in step k every value adds the one
+ * 2^k places before it. It does n log n adds where a loop does n, but
+ * every step is fully parallel.
+ *
+ *   stage 1  double buffer: read one shared array, write the other, swap
+ *   stage 2  in place: read into a register, barrier, add, barrier
+ *   stage 3  warp scans with __shfl_up_sync, then a scan of the warps' totals
+ *
+ * The kernels are templates on the value type T, so one kernel scans ints
+ * and floats. `inclusive` says which scan: out[i] = in[0] + ... + in[i], or
+ * the exclusive one, which stops before in[i] (and starts from 0).
+ *
+ * Test:  make test LAB=scan-HS          (STAGE=2 for one stage, SEED= to repeat a run)
+ * Time:  make run LAB=scan-HS N=2^24    (VARIANT=inclusive-float, BLOCK= threads per block)
+ */
+#include "workbook.cuh"
+#include "scan-HS.h"
+
+enum { MAX_BLOCK = 1024, FULL_WARP = 0xffffffffu };
+
+/* Launch one block per segment of `threads` values (whole warps). */
+template <typename T>
+using kernel = void (*)(const T *in, T *out, size_t n, bool inclusive);
+
+template <typename T> static void launch(const struct args *a, int block, kernel<T> k)
+{
+    unsigned threads = (unsigned)hs_segment(block);
+    unsigned grid = (unsigned)ceil_div(a->n, threads);
+    if (grid > 0)
+        k<<<grid, threads>>>((const T *)a->in, (T *)a->out, a->n, a->inclusive);
+}
+
+static void by_type(const struct args *a, int block, kernel<int> on_ints, kernel<float> on_floats)
+{
+    if (a->type == I32)
+        launch<int>(a, block, on_ints);
+    else
+        launch<float>(a, block, on_floats);
+}
+
+/* ---- stage 1: double-buffered shared memory ----------------------------- */
+
+template <typename T>
+__global__ void scan_hs_stage1_kernel(const T *__restrict__ in, T *__restrict__ out, size_t n,
+                                      bool inclusive)
+{
+    /* STUDENT stage 1 -------------------------------------------------------
+     * Goal: the inclusive scan of this block's blockDim.x values, with
+     *       i = blockIdx.x * blockDim.x + tid (as size_t), in two shared
+     *       arrays  __shared__ T buf[2][MAX_BLOCK];  Then out[i] is the
+     *       inclusive sum, or for the exclusive scan the sum one to the left
+     *       (0 for tid == 0).
+     * Keep: each thread loads in[i], or 0 when i >= n. In each step, for
+     *       offset = 1, 2, 4, ... < blockDim.x, thread tid writes into the
+     *       other array its value plus (when tid >= offset) the value offset
+     *       places before it; then the arrays swap roles. A step reads what
+     *       the step before wrote: a __syncthreads() between them.
+     * Hint: an int `from` (0 or 1) that flips each step says which array
+     *       holds the current sums. Only threads with i < n store.
+     */
+    __shared__ T buf[2][MAX_BLOCK];
+    unsigned tid = threadIdx.x;
+    size_t i = blockIdx.x * (size_t)blockDim.x + tid;
+    buf[0][tid] = i < n ? in[i] : T(0);
+    __syncthreads();
+    int from = 0;
+    for (unsigned offset = 1; offset < blockDim.x; offset *= 2) {
+        T v = buf[from][tid];
+        if (tid >= offset)
+            v += buf[from][tid - offset];
+        buf[1 - from][tid] = v;
+        from = 1 - from;
+        __syncthreads();
+    }
+    if (i < n)
+        out[i] = inclusive ? buf[from][tid] : tid > 0 ? buf[from][tid - 1] : T(0);
+    /* END STUDENT */
+}
+
+static void scan_hs_stage1(const struct args *a, int block)
+{
+    by_type(a, block, scan_hs_stage1_kernel<int>, scan_hs_stage1_kernel<float>);
+}
+
+/* ---- stage 2: in place, two barriers a step ----------------------------- */
+
+template <typename T>
+__global__ void scan_hs_stage2_kernel(const T *__restrict__ in, T *__restrict__ out, size_t n,
+                                      bool inclusive)
+{
+    /* STUDENT stage 2 -------------------------------------------------------
+     * Goal: stage 1's scan in one shared array,  __shared__ T sums[MAX_BLOCK];
+     *       which halves the shared memory a block needs.
+     * Keep: in each step, thread tid first reads the value offset places
+     *       before it into a register (0 if tid < offset), and only then
+     *       adds it to sums[tid]. Every read of a step must come before
+     *       every write of that step: one __syncthreads() between the read
+     *       and the add, and one after the add for the next step.
+     * Hint: with only the second barrier, thread tid may add into sums[tid]
+     *       before thread tid + offset has read it. EMU=1 names that race.
+     */
+    __shared__ T sums[MAX_BLOCK];
+    unsigned tid = threadIdx.x;
+    size_t i = blockIdx.x * (size_t)blockDim.x + tid;
+    sums[tid] = i < n ? in[i] : T(0);
+    __syncthreads();
+    for (unsigned offset = 1; offset < blockDim.x; offset *= 2) {
+        T before = tid >= offset ? sums[tid - offset] : T(0);
+        __syncthreads();
+        sums[tid] += before;
+        __syncthreads();
+    }
+    if (i < n)
+        out[i] = inclusive ? sums[tid] : tid > 0 ? sums[tid - 1] : T(0);
+    /* END STUDENT */
+}
+
+static void scan_hs_stage2(const struct args *a, int block)
+{
+    by_type(a, block, scan_hs_stage2_kernel<int>, scan_hs_stage2_kernel<float>);
+}
+
+/* ---- stage 3: warp scans, then a scan of the warps' totals -------------- */
+
+/* STUDENT stage 3 -----------------------------------------------------------
+ * Goal: write  template <typename T> __device__ T warp_scan_inclusive(T v)
+ *       returning, in lane L, the sum of v over lanes 0..L of the warp, with
+ *       no shared memory: __shfl_up_sync(FULL_WARP, v, offset) gives the v
+ *       of the lane `offset` below (lanes below offset get their own back).
+ * Keep: all 32 lanes call every shuffle; only lanes >= offset add.
+ * Hint: the same steps as stage 1 (offset 1, 2, 4, 8, 16), but the lanes of
+ *       a warp move together, so no barrier is needed between steps.
+ */
+template <typename T> __device__ T warp_scan_inclusive(T v)
+{
+    unsigned lane = threadIdx.x % 32;
+#pragma unroll
+    for (unsigned offset = 1; offset < 32; offset *= 2) {
+        T below = __shfl_up_sync(FULL_WARP, v, offset);
+        if (lane >= offset)
+            v += below;
+    }
+    return v;
+}
+/* END STUDENT */
+
+template <typename T>
+__global__ void scan_hs_stage3_kernel(const T *__restrict__ in, T *__restrict__ out, size_t n,
+                                      bool inclusive)
+{
+    /* STUDENT stage 3 -------------------------------------------------------
+     * Goal: the block's scan in three steps: every warp scans its 32 values
+     *       (warp_scan_inclusive); the last lane of each warp stores the
+     *       warp's total in  __shared__ T warp_totals[32];  warp 0 scans
+     *       those totals with warp_scan_inclusive too; then every thread adds
+     *       the total of the warps before its own.
+     * Keep: a __syncthreads() after the totals are stored and another after
+     *       warp 0 has scanned them. Lanes of warp 0 past the last warp
+     *       scan 0. Threads with i >= n take part with the value 0 (the
+     *       shuffles need all 32 lanes) but store nothing.
+     * Hint: the exclusive result of a lane is the inclusive one of the lane
+     *       below: one more __shfl_up_sync by 1, and for lane 0 the total of
+     *       the warps before (or 0).
+     */
+    __shared__ T warp_totals[32];
+    unsigned tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
+    size_t i = blockIdx.x * (size_t)blockDim.x + tid;
+    T v = warp_scan_inclusive(i < n ? in[i] : T(0));
+    if (lane == 31)
+        warp_totals[warp] = v;
+    __syncthreads();
+    if (warp == 0) {
+        T total = lane < blockDim.x / 32 ? warp_totals[lane] : T(0);
+        warp_totals[lane] = warp_scan_inclusive(total);
+    }
+    __syncthreads();
+    T before = warp > 0 ? warp_totals[warp - 1] : T(0);
+    T below = __shfl_up_sync(FULL_WARP, v, 1);
+    if (i < n)
+        out[i] = before + (inclusive ? v : lane > 0 ? below : T(0));
+    /* END STUDENT */
+}
+
+static void scan_hs_stage3(const struct args *a, int block)
+{
+    by_type(a, block, scan_hs_stage3_kernel<int>, scan_hs_stage3_kernel<float>);
+}
+
+/* ---- the stage table: the tests, the driver and the run table read it --- */
+
+extern "C" const struct stage scan_hs_stages[] = {
+    {"1", "double-buffered shared memory", scan_hs_stage1},
+    {"2", "in place: a register, two barriers a step", scan_hs_stage2},
+    {"3", "warp shuffles, then a scan of warp totals", scan_hs_stage3},
+    {NULL, NULL, NULL},
+};

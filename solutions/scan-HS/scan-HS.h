@@ -1,0 +1,14 @@
+/* scan-HS.h: the data the scan-HS kernels are given (struct args, in
+ * common/scan.h) and how long each block's segment is. The tests build
+ * against this file: change the kernels, not it. */
+#ifndef SCAN_HS_H
+#define SCAN_HS_H
+
+#include "scan.h"
+
+/* One thread per value: each block scans blockDim.x values on its own. The
+ * launchers round BLOCK up to whole warps, so stage 3's shuffles always have
+ * 32 lanes. */
+static inline size_t hs_segment(int block) { return (size_t)(block + 31) / 32 * 32; }
+
+#endif

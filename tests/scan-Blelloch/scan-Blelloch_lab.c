@@ -1,0 +1,36 @@
+/* scan-Blelloch_lab.c: the scan-Blelloch lab as the tests and the driver see it.
+ * The inputs, the CPU reference, the byte counts and the known bugs are
+ * shared by the three scan labs (common/scan.c); this file adds the stages
+ * and how long a block's segment is. Four variants: exclusive and inclusive, of
+ * ints (exact) and floats. */
+#include "workbook.h"
+#include "scan-Blelloch.h"
+
+extern const struct stage scan_blelloch_stages[];
+extern const struct stage scan_blelloch_library;
+
+static void scan_blelloch_setup(struct problem *p) { scan_setup(p, blelloch_segment(p->block), false); }
+static void scan_blelloch_reference(struct problem *p) { scan_reference(p, blelloch_segment(p->block)); }
+
+static const char *scan_blelloch_hint(const struct problem *p, const struct stage *s,
+                                      const struct buffer *b, const struct mismatch *m)
+{
+    return scan_hint(p, s, b, m, blelloch_segment(p->block), 0);
+}
+
+const struct lab scan_blelloch_lab = {
+    .name = "scan-Blelloch",
+    .operation = "prefix sums of each block's segment of n values (two values a thread)",
+    .stages = scan_blelloch_stages,
+    .variants = scan_variants,
+    .library = &scan_blelloch_library,
+    .sweep_stage = "3",
+    .args_size = sizeof(struct args),
+    .setup = scan_blelloch_setup,
+    .reference = scan_blelloch_reference,
+    .bytes = scan_bytes,
+    .reads = scan_reads,
+    .hint = scan_blelloch_hint,
+};
+
+const struct lab *const workbook_lab = &scan_blelloch_lab;
