@@ -187,6 +187,15 @@ template <typename T> static tiling tiles_of(size_t n, int block)
     return t;
 }
 
+/* A kernel may use more than 48 KB of shared memory, its own __shared__
+ * variables (well under 1 KB) and the tile together, only if asked first. */
+template <typename K> static void allow_smem(K kernel, size_t smem)
+{
+    if (smem + 1024 > 48 * 1024)
+        CUDA_CHECK(cudaFuncSetAttribute((const void *)kernel,
+                                        cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+}
+
 /* ---- stage 1: scan-then-propagate ----------------------------------------- */
 
 template <typename T>
@@ -233,6 +242,7 @@ static void stage1_scan(const T *in, T *out, size_t n, T *sums, bool inclusive, 
 {
     tiling t = tiles_of<T>(n, block);
     bool more = t.tiles > 1;
+    allow_smem(scan_large_stage1_scan_kernel<T>, t.smem);
     scan_large_stage1_scan_kernel<T><<<t.tiles, t.threads, t.smem>>>(in, out, more ? sums : NULL,
                                                                       n, inclusive);
     if (!more)
@@ -296,6 +306,7 @@ static void stage2_scan(const T *in, T *out, size_t n, T *sums, bool inclusive, 
         scan_large_stage2_reduce_kernel<T><<<t.tiles, t.threads>>>(in, sums, n);
         stage2_scan<T>(sums, sums, t.tiles, next_level(sums, t.tiles), false, block);
     }
+    allow_smem(scan_large_stage2_scan_kernel<T>, t.smem);
     scan_large_stage2_scan_kernel<T><<<t.tiles, t.threads, t.smem>>>(
         in, out, t.tiles > 1 ? sums : NULL, n, inclusive);
 }
@@ -346,6 +357,7 @@ static void single_pass(const struct args *a, int block, K kernel)
     if (t.tiles == 0)
         return;
     CUDA_CHECK(cudaMemsetAsync(a->status, 0, (1 + (size_t)t.tiles) * sizeof *a->status));
+    allow_smem(kernel, t.smem);
     kernel<<<t.tiles, t.threads, t.smem>>>((const T *)a->in, (T *)a->out, a->n, a->status,
                                            a->inclusive);
 }
