@@ -424,9 +424,9 @@ __global__ void scan_large_stage3_kernel(const T *in, T *out, size_t n,
      *       finish its values with scan_items.
      * Keep: read the word through a volatile pointer, or the compiler reads
      *       it once and spins forever. Take the tile from the counter, not
-     *       from blockIdx.x: blocks do not start in blockIdx order, and a
-     *       block spinning on a tile that has not started may hold the very
-     *       place on the GPU that tile needs.
+     *       from blockIdx.x: CUDA does not promise that blocks start in that
+     *       order, and a block spinning on a tile that has not started may
+     *       hold the very place on the GPU that tile needs.
      * Hint: the value and its flag are one 64-bit word, written by one
      *       store: status_word, flag_of and value_of<T> pack and unpack it.
      */
