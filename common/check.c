@@ -174,6 +174,14 @@ static const char *generic_hint(const struct problem *p, const struct buffer *b,
     return NULL;
 }
 
+const char *hang_advice(const struct lab *lab)
+{
+    return lab->hang ? lab->hang
+                     : "a kernel that never returns usually has a loop whose index never "
+                       "reaches its bound, or threads waiting on a barrier or flag that never "
+                       "comes";
+}
+
 const char *problem_title(const struct problem *p, const struct stage *s)
 {
     static char title[320];

@@ -27,9 +27,7 @@ static char running[160];
 static void on_alarm(int sig)
 {
     (void)sig;
-    const char *why = workbook_lab->hang ? workbook_lab->hang
-                                         : "a kernel that never returns usually has a loop "
-                                           "whose index never reaches its bound";
+    const char *why = hang_advice(workbook_lab);
     if (write(STDOUT_FILENO, running, strlen(running)) < 0 ||
         write(STDOUT_FILENO, " did not finish: ", 17) < 0 ||
         write(STDOUT_FILENO, why, strlen(why)) < 0 || write(STDOUT_FILENO, "\n", 1) < 0)

@@ -19,11 +19,7 @@ ReportHook(POST_TEST)(struct criterion_test_stats *stats)
 {
     if (stats->timed_out)
         printf("  %s::%s did not finish in %.0f s: %s\n", stats->test->category,
-               stats->test->name, stats->test->data->timeout,
-               workbook_lab->hang ? workbook_lab->hang
-                                  : "a kernel that never returns usually has a loop whose index "
-                                    "never reaches its bound, or threads waiting on a barrier "
-                                    "or flag that never comes");
+               stats->test->name, stats->test->data->timeout, hang_advice(workbook_lab));
 }
 
 /* One line per stage after the run, and where to start. */

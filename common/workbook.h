@@ -135,6 +135,9 @@ bool is_poison(const void *data, size_t bytes);
 bool compare_output(const struct buffer *b, struct mismatch *m);
 /* Index of the first byte where two copies differ, or (size_t)-1. */
 size_t first_difference(const void *a, const void *b, size_t bytes);
+/* Why a kernel of this lab may never finish: lab->hang, or the general advice.
+ * The test time-out and the driver's alarm both say it. */
+const char *hang_advice(const struct lab *lab);
 /* "reduce stage 3 (sequential addressing), float, n = 1025, block 256, seed 5" */
 const char *problem_title(const struct problem *p, const struct stage *s);
 /* The whole failure report: stage, size, seed, where, expected and got, how
