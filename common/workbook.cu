@@ -9,7 +9,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-enum { GUARD_BYTES = 16384 }; /* catches stores up to 4096 words past the end */
+/* Every device array sits between two poisoned guard zones: a store up to
+ * 4096 words past either end shows as a changed guard. */
+enum { GUARD_BYTES = 16384 };
 
 __global__ static void fill_word(uint32_t *d, size_t words, uint32_t value)
 {
@@ -161,9 +163,9 @@ struct problem *problem_new(const struct lab *lab, int variant, size_t n, uint64
 void problem_free(struct problem *p)
 {
     for (int i = 0; i < p->nbuf; i++) {
-        CUDA_CHECK(cudaFree(p->buf[i].dev));
+        CUDA_CHECK(cudaFree(p->buf[i].dev_base));
         CUDA_CHECK(cudaFreeHost(p->buf[i].host));
-        CUDA_CHECK(cudaFreeHost(p->buf[i].got));
+        CUDA_CHECK(cudaFreeHost(p->buf[i].got_base));
     }
     free(p->args);
     free(p);
@@ -179,20 +181,28 @@ static void *host_alloc(size_t bytes, const char *name)
     return h;
 }
 
+/* An array's bytes rounded up to whole words, so guards start on a word. */
+static size_t padded_bytes(enum elem type, size_t count) { return (count * elem_size(type) + 3) / 4 * 4; }
+/* A whole allocation: the guard before, the array, the guard after. */
+static size_t whole_bytes(const struct buffer *b) { return GUARD_BYTES + padded_bytes(b->type, b->count) + GUARD_BYTES; }
+
 static struct buffer *add(struct problem *p, const char *name, enum role role, enum elem type,
                           size_t count)
 {
     if (p->nbuf == MAX_BUFFERS)
         die("%s: more than %d buffers", p->lab->name, MAX_BUFFERS);
     struct buffer *b = &p->buf[p->nbuf++];
-    size_t bytes = (count * elem_size(type) + 3) / 4 * 4; /* the guard starts on a word */
+    size_t bytes = padded_bytes(type, count);
     b->name = name;
     b->role = role;
     b->type = type;
     b->count = count;
     b->host = role == SCRATCH ? NULL : host_alloc(bytes, name);
-    b->got = role == OUTPUT ? host_alloc(bytes + GUARD_BYTES, name) : NULL;
-    cudaError_t err = cudaMalloc(&b->dev, bytes + GUARD_BYTES);
+    if (role == OUTPUT) {
+        b->got_base = host_alloc(whole_bytes(b), name);
+        b->got = (char *)b->got_base + GUARD_BYTES;
+    }
+    cudaError_t err = cudaMalloc(&b->dev_base, whole_bytes(b));
     if (err == cudaErrorMemoryAllocation) {
         size_t free_b = 0, total = 0;
         cudaMemGetInfo(&free_b, &total);
@@ -202,7 +212,12 @@ static struct buffer *add(struct problem *p, const char *name, enum role role, e
             total / 1073741824.0);
     }
     CUDA_CHECK(err);
-    poison_device(b->dev, bytes + GUARD_BYTES);
+    b->dev = (char *)b->dev_base + GUARD_BYTES;
+#if WORKBOOK_EMULATED
+    /* the emulation then stops a kernel at its first access to a guard */
+    emu_name_array(b->dev_base, name, GUARD_BYTES, count, elem_size(type));
+#endif
+    poison_device(b->dev_base, whole_bytes(b));
     return b;
 }
 
@@ -226,8 +241,6 @@ struct buffer *problem_add_scratch(struct problem *p, const char *name, enum ele
 }
 
 static size_t bytes_of(const struct buffer *b) { return b->count * elem_size(b->type); }
-/* Where the guard zone starts: the data rounded up to whole words. */
-static size_t padded_of(const struct buffer *b) { return (bytes_of(b) + 3) / 4 * 4; }
 
 void problem_upload(struct problem *p, const struct stage *s)
 {
@@ -242,7 +255,7 @@ void problem_poison_outputs(struct problem *p)
 {
     for (int i = 0; i < p->nbuf; i++)
         if (p->buf[i].role != INPUT)
-            poison_device(p->buf[i].dev, padded_of(&p->buf[i]) + GUARD_BYTES);
+            poison_device(p->buf[i].dev_base, whole_bytes(&p->buf[i]));
 }
 
 void problem_download(struct problem *p)
@@ -293,32 +306,54 @@ bool problem_launch(struct problem *p, const struct stage *s, char *msg, size_t 
     return false;
 }
 
-/* A whole device allocation, guard included: into ->got for an output, into
- * fresh memory for an input. */
+/* A whole device allocation, guards included: into ->got_base for an
+ * output, into fresh memory for an input. */
 static unsigned char *download_all(const struct buffer *b)
 {
-    unsigned char *h = (unsigned char *)(b->got ? b->got : malloc(padded_of(b) + GUARD_BYTES));
+    unsigned char *h = (unsigned char *)(b->got_base ? b->got_base : malloc(whole_bytes(b)));
     if (!h)
         die("out of host memory");
-    CUDA_CHECK(cudaMemcpy(h, b->dev, padded_of(b) + GUARD_BYTES, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(h, b->dev_base, whole_bytes(b), cudaMemcpyDeviceToHost));
     return h;
+}
+
+/* Both guards still poison? If not, the element written nearest the array
+ * (negative before it). */
+static bool guards_intact(const struct buffer *b, const unsigned char *all, long long *written)
+{
+    size_t after = GUARD_BYTES + padded_bytes(b->type, b->count);
+    size_t k = GUARD_BYTES;
+    while (k >= 4 && is_poison(all + k - 4, 4))
+        k -= 4;
+    if (k >= 4) {
+        *written = -(long long)((GUARD_BYTES - (k - 4)) / elem_size(b->type));
+        if (*written == 0)
+            *written = -1;
+        return false;
+    }
+    k = 0;
+    while (k < GUARD_BYTES && is_poison(all + after + k, 4))
+        k += 4;
+    if (k < GUARD_BYTES) {
+        *written = (long long)((after - GUARD_BYTES + k) / elem_size(b->type));
+        return false;
+    }
+    return true;
 }
 
 static bool guard_intact(const struct problem *p, const struct stage *s, const struct buffer *b,
                          const unsigned char *all, char *msg, size_t len)
 {
-    if (is_poison(all + padded_of(b), GUARD_BYTES))
+    long long at;
+    if (guards_intact(b, all, &at))
         return true;
-    size_t k = 0;
-    while (is_poison(all + padded_of(b) + 4 * k, 4))
-        k++;
     snprintf(msg, len,
              "%s:\n"
-             "  %s[%zu] was written, but '%s' has only %zu elements\n"
+             "  %s[%lld] was written, but '%s' has only %zu elements\n"
              "  likely cause: a thread whose index is >= n wrote anyway: the bounds test is "
              "missing or off by one\n"
              "  reproduce: make test LAB=%s STAGE=%s SEED=%llu",
-             problem_title(p, s), b->name, (padded_of(b) + 4 * k) / elem_size(b->type), b->name,
+             problem_title(p, s), b->name, at, b->name,
              b->count, p->lab->name, s->id,
              (unsigned long long)p->seed);
     return false;
@@ -335,7 +370,7 @@ bool problem_verify(struct problem *p, const struct stage *s, char *msg, size_t 
         unsigned char *all = download_all(b);
         bool ok = guard_intact(p, s, b, all, msg, len);
         if (ok && b->role == INPUT) {
-            size_t at = first_difference(all, b->host, bytes_of(b));
+            size_t at = first_difference(all + GUARD_BYTES, b->host, bytes_of(b));
             if (at != (size_t)-1) {
                 snprintf(msg, len,
                          "%s:\n"
@@ -354,7 +389,7 @@ bool problem_verify(struct problem *p, const struct stage *s, char *msg, size_t 
                 ok = false;
             }
         }
-        if (all != b->got)
+        if (all != b->got_base)
             free(all);
         if (!ok)
             return false;

@@ -39,7 +39,8 @@ struct buffer {
     size_t count;       /* elements */
     void *host;         /* INPUT: the data; OUTPUT: the CPU reference's answer */
     void *got;          /* OUTPUT: what the device wrote, after download */
-    void *dev;          /* device copy, followed by a poisoned guard zone */
+    void *dev;          /* device copy, between two poisoned guard zones */
+    void *dev_base, *got_base; /* where those allocations start: the guard before */
     double rtol, atol;  /* F32 outputs pass if |got - ref| <= atol + rtol*|ref| */
 };
 

@@ -280,6 +280,12 @@ template <typename T> cudaError_t cudaMalloc(T **ptr, size_t bytes)
     return cudaMalloc((void **)ptr, bytes);
 }
 cudaError_t cudaFree(void *ptr);
+/* The harness names its arrays, so that a report can say "out[1025]": the
+ * allocation at `base` (from cudaMalloc) holds `count` elements of
+ * `element` bytes from base + `offset`; the rest of it is a guard zone,
+ * which a kernel must not touch. */
+void emu_name_array(const void *base, const char *name, size_t offset, size_t count,
+                    size_t element);
 cudaError_t cudaMallocHost(void **ptr, size_t bytes);
 template <typename T> cudaError_t cudaMallocHost(T **ptr, size_t bytes)
 {
