@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "workbook.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -43,11 +44,14 @@ bool stage_selected(const struct stage *s, const char *filter)
 {
     if (!filter || !*filter)
         return true;
-    size_t k = strlen(filter);
-    if (strncmp(s->id, filter, k) != 0)
-        return false;
-    /* "4" takes "4a" but "1" must not take "10" */
-    return s->id[k] == '\0' || (s->id[k] >= 'a' && s->id[k] <= 'z');
+    for (const char *f = filter; *f; f += strcspn(f, ",") + (f[strcspn(f, ",")] == ',')) {
+        size_t k = strcspn(f, ",");
+        /* "4" takes "4a" but "1" must not take "10" */
+        if (k > 0 && strncmp(s->id, f, k) == 0 &&
+            (s->id[k] == '\0' || (s->id[k] >= 'a' && s->id[k] <= 'z')))
+            return true;
+    }
+    return false;
 }
 
 const char *stage_list(const struct lab *lab)
@@ -138,7 +142,7 @@ size_t first_difference(const void *a, const void *b, size_t bytes)
     return (size_t)-1;
 }
 
-/* ---- failure reports --------------------------------------------------- */
+/* ---- failure reports: every sentence a student reads about a wrong run ---- */
 
 static void format_value(char *out, size_t len, const struct buffer *b, double v, bool poison)
 {
@@ -150,14 +154,63 @@ static void format_value(char *out, size_t len, const struct buffer *b, double v
         snprintf(out, len, "%.0f", v);
 }
 
-/* The likely cause, from the shape of what is wrong. */
-static const char *generic_hint(const struct problem *p, const struct buffer *b,
-                                const struct mismatch *m)
+/* Where a poisoned word can have come from, in this run: the emulation
+ * stops reads past an array's end before they happen. */
+static const char *poison_sources(const struct problem *p)
 {
-    static char hint[320];
+    return p->emulated ? "shared memory that no thread wrote (the emulation would have stopped "
+                         "a read past an array's end)"
+                       : "elements past the end of an array (a missing i < n test) or shared "
+                         "memory that no thread wrote";
+}
+
+/* How many poison words, added to the right value, give the wrong one? For
+ * 32-bit ints the adds wrap, so the count is found modulo 2^32: the poison
+ * is odd, so it has an inverse there. 0 when no small count fits. */
+static long long poison_multiple(const struct buffer *b, const struct mismatch *m)
+{
+    if (b->type != I32 && b->type != U32)
+        return 0;
+    uint32_t off = (uint32_t)(int64_t)m->got - (uint32_t)(int64_t)m->expected, inverse = 1;
+    for (int k = 0; k < 5; k++) /* Newton's iteration: each step doubles the bits that are right */
+        inverse *= 2 - POISON_WORD * inverse;
+    int32_t times = (int32_t)(off * inverse);
+    /* a random wrong value passes this by chance once in 2^15 */
+    return times != 0 && times > -(1 << 16) && times < (1 << 16) ? times : 0;
+}
+
+const char *read_poison_hint(const struct problem *p, const struct buffer *b,
+                             const struct mismatch *m)
+{
+    static char hint[400];
     if (m->unwritten == b->count)
         return "nothing was written: is the stage still a TODO, is the kernel never launched, "
                "or is its grid 0 blocks when n is smaller than a block (n / block rounds down)?";
+    if (m->unwritten)
+        return NULL;
+    if (b->type == F32 && isnan(m->got)) {
+        snprintf(hint, sizeof hint,
+                 "%s[%zu] is NaN: a poisoned word (a NaN as a float) was read and added in. It "
+                 "came from %s; where a value is missing, use 0",
+                 b->name, m->first, poison_sources(p));
+        return hint;
+    }
+    long long times = poison_multiple(b, m);
+    if (times) {
+        snprintf(hint, sizeof hint,
+                 "%s[%zu] is off by %lld times the poison word 0x%08X: that many poisoned words "
+                 "were read and added in. They came from %s; where a value is missing, use 0",
+                 b->name, m->first, times, POISON_WORD, poison_sources(p));
+        return hint;
+    }
+    return NULL;
+}
+
+/* The likely cause from the shape of what is wrong, for any lab. */
+static const char *shape_hint(const struct problem *p, const struct buffer *b,
+                              const struct mismatch *m)
+{
+    static char hint[400];
     if (m->unwritten == m->count && m->last == b->count - 1 && m->count == b->count - m->first) {
         snprintf(hint, sizeof hint,
                  "every element from index %zu to the end was never written: the threads "
@@ -168,9 +221,45 @@ static const char *generic_hint(const struct problem *p, const struct buffer *b,
     if (m->unwritten == m->count)
         return "some elements were never written, with gaps: check how each thread's index "
                "is computed and how far each thread strides";
-    if (m->unwritten == 0)
-        return "every element was written but some values are wrong: check the formula and "
-               "which input element each thread reads";
+    if (m->unwritten)
+        return NULL;
+    if (p->emulated)
+        return "every element was written but some values are wrong, and the emulation saw no "
+               "race on shared memory in this run: check the formula, and which elements each "
+               "thread reads";
+    return "every element was written but some values are wrong: check the formula and which "
+           "elements each thread reads. If the wrong values move from run to run, a barrier is "
+           "missing: EMU=1 names the racing lines";
+}
+
+/* What a failed launch usually means, by CUDA's name for the error. The
+ * emulation's own reports already say it. */
+static const char *launch_hint(const struct problem *p, const char *error)
+{
+    static const struct {
+        const char *error, *hint;
+    } hints[] = {
+        {"cudaErrorInvalidConfiguration",
+         "the launch shape is impossible: a grid needs at least 1 block (so launch nothing "
+         "when n == 0) and a block at most 1024 threads"},
+        {"cudaErrorInvalidValue",
+         "a launch or a copy was given an impossible value: a grid of 0 blocks, a block of "
+         "more than 1024 threads, or more shared memory than a block may have"},
+        {"cudaErrorIllegalAddress",
+         "a thread read or wrote outside its arrays: check the bounds test and the index "
+         "arithmetic. EMU=1 (or compute-sanitizer) names the line"},
+        {"cudaErrorMisalignedAddress",
+         "a vector access (float4, int4) at an address that is not a multiple of its size: "
+         "vectorize only from an aligned start"},
+        {"cudaErrorLaunchOutOfResources",
+         "the block asks for more registers or shared memory than an SM has: use smaller "
+         "blocks"},
+    };
+    if (p->emulated || !error)
+        return NULL;
+    for (size_t k = 0; k < sizeof hints / sizeof hints[0]; k++)
+        if (strcmp(error, hints[k].error) == 0)
+            return hints[k].hint;
     return NULL;
 }
 
@@ -182,13 +271,24 @@ const char *hang_advice(const struct lab *lab)
                        "comes";
 }
 
+int problem_threads(const struct problem *p, const struct stage *s)
+{
+    return p->lab->threads ? p->lab->threads(s, p->block) : p->block;
+}
+
 const char *problem_title(const struct problem *p, const struct stage *s)
 {
-    static char title[320];
+    static char title[400];
     const char *variant = variant_name(p->lab, p->variant);
-    snprintf(title, sizeof title, "%s stage %s (%s)%s%s, n = %zu, block %d, seed %llu",
-             p->lab->name, s->id, s->idea, variant ? ", " : "", variant ? variant : "", p->n,
-             p->block, (unsigned long long)p->seed);
+    char block[64];
+    if (problem_threads(p, s) == p->block)
+        snprintf(block, sizeof block, "block %d", p->block);
+    else
+        snprintf(block, sizeof block, "block %d (run as %d threads)", p->block,
+                 problem_threads(p, s));
+    snprintf(title, sizeof title, "%s stage %s (%s)%s%s, n = %zu, %s, seed %llu", p->lab->name,
+             s->id, s->idea, variant ? ", " : "", variant ? variant : "", p->n, block,
+             (unsigned long long)p->seed);
     return title;
 }
 
@@ -213,30 +313,80 @@ int variant_find(const struct lab *lab, const char *name)
     return -1;
 }
 
-void describe_mismatch(const struct problem *p, const struct stage *s, const struct buffer *b,
-                       const struct mismatch *m, char *msg, size_t len)
+const char *reproduce_command(const struct problem *p, const struct stage *s)
 {
-    char expected[64], got[64];
-    format_value(expected, sizeof expected, b, m->expected, false);
-    format_value(got, sizeof got, b, m->got,
-                 is_poison((const char *)b->got + 4 * m->first, 4));
-    const char *hint = p->lab->hint ? p->lab->hint(p, s, b, m) : NULL;
-    if (!hint)
-        hint = generic_hint(p, b, m);
-    int k = snprintf(msg, len,
-                     "%s:\n"
-                     "  %s[%zu]: expected %s, got %s\n"
-                     "  %zu of %zu elements wrong (%zu never written), first at %zu, last at %zu\n",
-                     problem_title(p, s), b->name, m->first, expected, got, m->count, b->count, m->unwritten,
-                     m->first, m->last);
-    if (b->type == F32 && k > 0 && (size_t)k < len)
-        k += snprintf(msg + k, len - k, "  (floats pass within %g + %g*|expected|)\n", b->atol,
-                      b->rtol);
+    static char command[400];
+    const char *variant = variant_name(p->lab, p->variant), *extra = getenv("WORKBOOK_MAKE_ARGS");
+    snprintf(command, sizeof command, "make test LAB=%s STAGE=%s SEED=%llu%s%s%s%s%s", p->lab->name,
+             s->id, (unsigned long long)p->seed, variant ? " VARIANT=" : "", variant ? variant : "",
+             p->emulated ? " EMU=1" : "", extra && *extra ? " " : "", extra ? extra : "");
+    return command;
+}
+
+/* "what is wrong" lines and the likely cause, by verdict. */
+static int describe_wrong(const struct problem *p, const struct stage *s, const struct finding *f,
+                          char *msg, size_t len, const char **hint)
+{
+    const struct buffer *b = f->buffer;
+    const struct mismatch *m = &f->mismatch;
+    switch (f->verdict) {
+    case KERNEL_FAILED:
+        *hint = launch_hint(p, f->error_name);
+        return p->emulated ? snprintf(msg, len, "  the kernel was stopped: %s\n", f->error)
+                           : snprintf(msg, len, "  the kernel failed: %s (%s)\n", f->error,
+                                      f->error_name ? f->error_name : "?");
+    case GUARD_WRITTEN:
+        *hint = f->index < 0 ? "a thread wrote before the array's first element: an index "
+                               "below zero (an unsigned count that wrapped, or i - 1 at i = 0)"
+                             : "a thread whose index is >= n wrote anyway: the bounds test is "
+                               "missing or off by one";
+        return snprintf(msg, len, "  %s[%lld] was written, but '%s' has elements 0 to %zu only\n",
+                        b->name, f->index, b->name, b->count ? b->count - 1 : 0);
+    case INPUT_CHANGED:
+        *hint = "a kernel must leave its inputs as it found them: work on a copy (in shared "
+                "memory, in registers, or in the output)";
+        return snprintf(msg, len, "  the input '%s' changed, first at element %lld\n", b->name,
+                        f->index);
+    case OUTPUT_WRONG: {
+        char expected[64], got[64];
+        format_value(expected, sizeof expected, b, m->expected, false);
+        format_value(got, sizeof got, b, m->got,
+                     is_poison((const char *)b->got + elem_size(b->type) * m->first,
+                               elem_size(b->type)));
+        *hint = read_poison_hint(p, b, m);
+        if (!*hint && p->lab->hint)
+            *hint = p->lab->hint(p, s, b, m);
+        if (!*hint)
+            *hint = shape_hint(p, b, m);
+        int k = snprintf(msg, len,
+                         "  %s[%zu]: expected %s, got %s\n"
+                         "  %zu of %zu elements wrong (%zu never written), first at %zu, last at "
+                         "%zu\n",
+                         b->name, m->first, expected, got, m->count, b->count, m->unwritten,
+                         m->first, m->last);
+        if (b->type == F32 && k > 0 && (size_t)k < len)
+            k += snprintf(msg + k, len - k, "  (floats pass within %g + %g*|expected|)\n",
+                          b->atol, b->rtol);
+        return k;
+    }
+    case RIGHT:
+        break;
+    }
+    *hint = NULL;
+    return snprintf(msg, len, "  nothing is wrong\n");
+}
+
+void describe_finding(const struct problem *p, const struct stage *s, const struct finding *f,
+                      char *msg, size_t len)
+{
+    const char *hint = NULL;
+    int k = snprintf(msg, len, "%s:\n", problem_title(p, s));
+    if (k > 0 && (size_t)k < len)
+        k += describe_wrong(p, s, f, msg + k, len - k, &hint);
     if (hint && k > 0 && (size_t)k < len)
         k += snprintf(msg + k, len - k, "  likely cause: %s\n", hint);
     if (k > 0 && (size_t)k < len)
-        snprintf(msg + k, len - k, "  reproduce: make test LAB=%s STAGE=%s SEED=%llu",
-                 p->lab->name, s->id, (unsigned long long)p->seed);
+        snprintf(msg + k, len - k, "  reproduce: %s", reproduce_command(p, s));
 }
 
 /* ---- random inputs ----------------------------------------------------- */
@@ -284,13 +434,14 @@ bool parse_size(const char *text, size_t *out)
     char *end;
     if (!text || !*text || *text == '-' || *text == '+')
         return false;
+    errno = 0;
     unsigned long long v = strtoull(text, &end, 10);
     if (*end == '^') {
         if (v != 2)
             return false;
         const char *exp = end + 1;
         unsigned long long k = strtoull(exp, &end, 10);
-        if (end == exp || k > 40)
+        if (end == exp || k > 62)
             return false;
         v = 1ull << k;
     }
@@ -298,11 +449,11 @@ bool parse_size(const char *text, size_t *out)
         char sign = *end;
         const char *rest = end + 1;
         unsigned long long d = strtoull(rest, &end, 10);
-        if (end == rest || (sign == '-' && d > v))
+        if (end == rest || (sign == '-' && d > v) || (sign == '+' && d > SIZE_MAX - v))
             return false;
         v = sign == '+' ? v + d : v - d;
     }
-    if (*end)
+    if (*end || errno == ERANGE || v > SIZE_MAX)
         return false;
     *out = (size_t)v;
     return true;

@@ -20,6 +20,13 @@ extern const struct lab *const workbook_lab;
 
 enum { WARMUP = 3, REPS = 20, STAGE_SECONDS = 60 };
 
+/* Colour on a terminal, unless NO_COLOR is set. */
+static bool colour;
+static const char *paint(const char *code) { return colour ? code : ""; }
+#define RED paint("\33[1;31m")
+#define GREEN paint("\33[32m")
+#define PLAIN paint("\33[0m")
+
 /* A kernel that never finishes must not freeze the terminal: each stage gets
  * STAGE_SECONDS for its check and its timings, then the run stops saying which. */
 static char running[160];
@@ -27,10 +34,13 @@ static char running[160];
 static void on_alarm(int sig)
 {
     (void)sig;
-    const char *why = hang_advice(workbook_lab);
+    const char *why = gpu_emulated() ? "under EMU=1 a large N can take this long: try a smaller "
+                                       "N. Otherwise, " : "";
     if (write(STDOUT_FILENO, running, strlen(running)) < 0 ||
-        write(STDOUT_FILENO, " did not finish: ", 17) < 0 ||
-        write(STDOUT_FILENO, why, strlen(why)) < 0 || write(STDOUT_FILENO, "\n", 1) < 0)
+        write(STDOUT_FILENO, " did not finish: ", 17) < 0 || write(STDOUT_FILENO, why, strlen(why)) < 0)
+        _exit(3);
+    why = hang_advice(workbook_lab);
+    if (write(STDOUT_FILENO, why, strlen(why)) < 0 || write(STDOUT_FILENO, "\n", 1) < 0)
         _exit(3);
     _exit(3);
 }
@@ -102,8 +112,10 @@ static const char *times(double x)
     static char text[4][32];
     static int k;
     k = (k + 1) % 4;
-    if (x > 0)
+    if (x >= 0.1)
         snprintf(text[k], sizeof text[k], "%.1fx", x);
+    else if (x > 0) /* 0.004x, not 0.0x: two significant digits */
+        snprintf(text[k], sizeof text[k], "%.2gx", x);
     else
         snprintf(text[k], sizeof text[k], "-");
     return text[k];
@@ -119,23 +131,28 @@ static void sweep(struct problem *p, const struct stage *s,
     printf("%6s  %6s  %9s  %13s  %9s  %7s  %6s\n", "block", "warps", "lanes used", "threads/SM",
            "time ms", "GB/s", "% copy");
     printf("------  ------  ----------  -------------  ---------  -------  ------\n");
+    int shown = 0; /* the threads of the row before */
     for (size_t k = 0; k < sizeof blocks / sizeof blocks[0]; k++) {
-        int block = blocks[k];
-        if (block > gpu_max_threads_per_block())
+        if (blocks[k] > gpu_max_threads_per_block())
             continue;
-        int warps = (block + 31) / 32;
-        p->block = block;
+        p->block = blocks[k];
+        int threads = problem_threads(p, s), warps = (threads + 31) / 32;
+        if (threads == shown)
+            continue; /* the launcher rounds this BLOCK to the row before's */
+        shown = threads;
         watch("the sweep of", s);
         struct job j = {p, s};
         double ms = time_gpu_ms(launch_once, &j, WARMUP, REPS);
         double gbps = bytes / ms / 1e6;
-        printf("%6d  %6d  %9.0f%%  %6d of %4d  %9.4f  %7.1f  %5.1f%%\n", block, warps,
-               100.0 * block / (32.0 * warps), gpu_resident_blocks(block) * block,
+        printf("%6d  %6d  %9.0f%%  %6d of %4d  %9.4f  %7.1f  %5.1f%%\n", threads, warps,
+               100.0 * threads / (32.0 * warps), gpu_resident_blocks(threads) * threads,
                gpu_max_threads_per_sm(), ms, gbps, 100 * gbps / copy_gbps);
     }
     alarm(0);
-    printf("threads/SM: the most threads of this kernel an SM can hold at once, counting only "
-           "the block limits\n(threads and blocks per SM), not registers or shared memory.\n");
+    printf("block: the threads per block the launcher runs (it may round BLOCK to what its "
+           "kernels need).\nthreads/SM: the most threads of this kernel an SM can hold at once, "
+           "counting only the block limits\n(threads and blocks per SM), not registers or shared "
+           "memory.\n");
 }
 
 /* One stage's row (or the library's): check it once, then time it. Returns
@@ -143,15 +160,16 @@ static void sweep(struct problem *p, const struct stage *s,
 static double stage_row(struct problem *p, const struct stage *s, const char *label,
                         const struct timing *t, double prev_ms, char *failures, size_t room)
 {
-    char msg[2048];
+    char msg[3072];
+    struct finding f;
     watch(p->lab->name, s);
-    if (!problem_verify(p, s, msg, sizeof msg)) {
-        printf("%-6s  %-42.42s  %-5s  %9s  %7s  %6s  %7s  %7s  %8s\n", label, s->idea, "WRONG",
-               "-", "-", "-", "-", "-", "-");
+    if (!problem_verify(p, s, &f)) {
+        printf("%-6s  %-42.42s  %s%-5s%s  %9s  %7s  %6s  %7s  %7s  %8s\n", label, s->idea, RED,
+               "WRONG", PLAIN, "-", "-", "-", "-", "-", "-");
+        describe_finding(p, s, &f, msg, sizeof msg);
         char *line_end = strchr(msg, '\n');
         size_t used = strlen(failures);
-        snprintf(failures + used, room - used, "%s %s:%s\n", label, s->id,
-                 line_end ? line_end : msg);
+        snprintf(failures + used, room - used, "stage %s:%s\n", s->id, line_end ? line_end : msg);
         return 0;
     }
     struct job j = {p, s};
@@ -162,7 +180,8 @@ static double stage_row(struct problem *p, const struct stage *s, const char *la
     double gbps = p->lab->bytes(p, s) / ms / 1e6;
     char share[16];
     snprintf(share, sizeof share, "%5.1f%%", 100 * gbps / t->copy_gbps);
-    printf("%-6s  %-42.42s  %-5s  %9.4f  %7s  %6s  %7s  %7s  %8s\n", label, s->idea, "ok", ms,
+    printf("%-6s  %-42.42s  %s%-5s%s  %9.4f  %7s  %6s  %7s  %7s  %8s\n", label, s->idea, GREEN,
+           "ok", PLAIN, ms,
            emu ? "-" : gbps_text(gbps), emu ? "-" : share,
            times(prev_ms > 0 && !emu ? prev_ms / ms : 0), times(emu ? 0 : t->cpu_ms / ms),
            times(emu ? 0 : t->cpu_ms / (ms + copies)));
@@ -206,7 +225,7 @@ static bool run_table(const struct lab *lab, int variant, size_t n, uint64_t see
            "cudaMemcpy device to device (roofline)", "-", copy_ms,
            emu ? "-" : gbps_text(t.copy_gbps), emu ? "-" : "100.0%", "-", "-", "-");
 
-    char failures[4096] = "";
+    char failures[16384] = "";
     double library_ms = 0, best_ms = 0, prev_ms = 0;
     const struct stage *best = NULL, *sweep_stage = NULL;
     if (lab->library)
@@ -233,7 +252,8 @@ static bool run_table(const struct lab *lab, int variant, size_t n, uint64_t see
         printf("best stage: %s at %.4f ms, %.2f times the library's time (%s)\n", best->id,
                best_ms, best_ms / library_ms, lab->library->idea);
     if (*failures)
-        printf("\nWrong (make test LAB=%s STAGE=... says more):\n%s", lab->name, failures);
+        printf("\n%sWrong%s (make test LAB=%s STAGE=... says more):\n%s", RED, PLAIN, lab->name,
+               failures);
     if (want_sweep && sweep_stage && gpu_healthy() && !emu)
         sweep(p, sweep_stage, bytes, t.copy_gbps);
     if (gpu_healthy())
@@ -256,7 +276,7 @@ int main(int argc, char *argv[])
         v++;
         if (strncmp(argv[i], "n=", 2) == 0) {
             if (!parse_size(v, &n))
-                die("N=%s: expected a size such as 1000000, 2^28 or 2^24+17", v);
+                die("N=%s: expected a whole number below 2^63, such as 1000000, 2^28 or 2^24+17", v);
         } else if (strncmp(argv[i], "stage=", 6) == 0) {
             filter = v;
         } else if (strncmp(argv[i], "variant=", 8) == 0) {
@@ -272,13 +292,15 @@ int main(int argc, char *argv[])
         }
     }
     uint64_t seed = seed_from_env();
+    colour = isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
     setvbuf(stdout, NULL, _IOLBF, 0); /* rows already printed survive a time-out */
     signal(SIGALRM, on_alarm);
 
     char why[256];
     if (!gpu_present(why, sizeof why)) {
-        printf("%s: no run table: no CUDA GPU here (%s).\n", lab->name, why);
-        return 0;
+        printf("%s: no run table: no CUDA GPU here (%s). EMU=1 runs it on the CPU.\n", lab->name,
+               why);
+        return 1;
     }
     if (n == 0)
         die("N=0: there is nothing to time; choose N >= 1");
@@ -299,6 +321,10 @@ int main(int argc, char *argv[])
         die("VARIANT=%s: %s has %s%s", variant, lab->name, *names ? "the variants " : "no variants",
             names);
     }
+
+    for (int v = 0; v < variant_count(lab); v++)
+        if ((only < 0 || v == only) && !problem_fits(lab, v, n, why, sizeof why))
+            die("%s", why);
 
     bool ok = true;
     for (int v = 0; v < variant_count(lab) && gpu_healthy(); v++)

@@ -1,96 +1,590 @@
-/* test_main.c: the entry point of every lab's test program. It prints the
- * seed and whether a GPU is present, then hands over to Criterion, which
- * runs each test in a process of its own. This process never touches CUDA
- * itself: a CUDA context does not survive fork(). */
+/* test_main.c: the entry point of every lab's test program.
+ *
+ * Criterion runs each test (one stage at one size) in a process of its own;
+ * this process, the runner, never touches CUDA itself, since a CUDA context
+ * does not survive fork(). The runner keeps Criterion's own log quiet and
+ * writes what a student needs instead: one report per stage and variant
+ * (the smallest failing size in full, the other sizes in one line), then one
+ * line per stage. Criterion's formats stay there for tools: --verbose,
+ * --tap, --xml and --json behave as Criterion documents them.
+ *
+ *   WORKBOOK_SUMMARY=FILE  the per-stage lines go to FILE (make test prints
+ *                          it last, after the run tables)
+ *   WORKBOOK_PASSED=FILE   the stages whose every test passed, for the table
+ *   STAGE, VARIANT, SEED   as the Makefile documents them
+ */
+#define _GNU_SOURCE
 #include <criterion/criterion.h>
 #include <criterion/hooks.h>
+#include <criterion/internal/ordered-set.h>
 #include <criterion/options.h>
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "testing.h"
 #include "workbook.h"
 
 extern const struct lab *const workbook_lab;
 
-ReportHook(POST_TEST)(struct criterion_test_stats *stats)
+static struct criterion_test_set *all_tests;
+static bool for_people;       /* our report, not Criterion's log */
+static bool colour;           /* escape codes: a terminal, and no NO_COLOR */
+static size_t planned, done;  /* tests, for the progress line */
+static bool all_skipped = true;
+
+static const char *paint(const char *code) { return colour ? code : ""; }
+#define RED paint("\33[1;31m")
+#define GREEN paint("\33[32m")
+#define YELLOW paint("\33[1;33m")
+#define BOLD paint("\33[1m")
+#define PLAIN paint("\33[0m")
+
+/* ---- names: suites are stages, tests are sizes --------------------------- */
+
+/* scan-HS stage 1 is the suite scan_HS_stage1: suites are C names */
+static const char *suite_of(const struct stage *s)
 {
-    if (stats->timed_out)
-        printf("  %s::%s did not finish in %.0f s: %s\n", stats->test->category,
-               stats->test->name, stats->test->data->timeout, hang_advice(workbook_lab));
+    static char suite[96];
+    snprintf(suite, sizeof suite, "%s_stage", workbook_lab->name);
+    for (char *c = suite; *c; c++)
+        if (*c == '-')
+            *c = '_';
+    strncat(suite, s->id, sizeof suite - strlen(suite) - 1);
+    return suite;
 }
 
-/* One line per stage after the run, and where to start. */
-ReportHook(POST_ALL)(struct criterion_global_stats *stats)
+/* matches_cpu_n1025 or matches_cpu_n100003_block32 */
+static void size_of(const struct criterion_test *t, size_t *n, int *block)
 {
-    const struct lab *lab = workbook_lab;
-    bool pointed = false;
-    for (const struct stage *s = lab->stages; s->id; s++) {
-        char suite[64];
-        snprintf(suite, sizeof suite, "%s_stage%s", lab->name, s->id);
-        for (char *c = suite; *c; c++)
-            if (*c == '-')
-                *c = '_';
-        for (struct criterion_suite_stats *ss = stats->suites; ss; ss = ss->next) {
-            size_t ran = ss->tests_passed + ss->tests_failed + ss->tests_crashed;
-            if (strcmp(ss->suite->name, suite) != 0 || ran == 0)
-                continue;
-            bool ok = ss->tests_passed == ran;
-            printf("  stage %-3s %-42s %3zu of %3zu passed%s", s->id, s->idea, ss->tests_passed,
-                   ran, ok ? "\n" : "");
-            if (!ok && !pointed)
-                printf("   <- start here: make test LAB=%s STAGE=%s", lab->name, s->id);
-            if (!ok)
-                printf("\n");
-            pointed |= !ok;
+    unsigned long long size = 0;
+    *block = 256;
+    sscanf(t->name, "matches_cpu_n%llu_block%d", &size, block);
+    *n = (size_t)size;
+}
+
+/* "1025" or "100003 (block 32)" */
+static const char *size_text(const struct criterion_test *t)
+{
+    static char text[2][64];
+    static int k;
+    size_t n;
+    int block;
+    size_of(t, &n, &block);
+    k ^= 1;
+    if (block == 256)
+        snprintf(text[k], sizeof text[k], "%zu", n);
+    else
+        snprintf(text[k], sizeof text[k], "%zu (block %d)", n, block);
+    return text[k];
+}
+
+/* ---- a stage that hangs: its other sizes are not run -------------------- */
+
+enum { MAX_STAGES = 32 };
+static const struct criterion_test *hung[MAX_STAGES]; /* the first test of a stage to time out */
+
+static int stage_index(const char *name)
+{
+    char suite[96]; /* name may be suite_of's own buffer */
+    snprintf(suite, sizeof suite, "%s", name);
+    int k = 0;
+    for (const struct stage *s = workbook_lab->stages; s->id && k < MAX_STAGES; s++, k++)
+        if (strcmp(suite_of(s), suite) == 0)
+            return k;
+    return -1;
+}
+
+/* Criterion skips a disabled test without starting it; this runs in the
+ * runner, before the suite's remaining tests are started. */
+static void skip_rest_of_suite(const char *suite)
+{
+    FOREACH_SET(struct criterion_suite_set *ss, all_tests->suites) {
+        if (strcmp(ss->suite.name, suite) != 0 || !ss->tests)
+            continue;
+        FOREACH_SET(struct criterion_test *t, ss->tests) t->data->disabled = true;
+    }
+}
+
+/* Ctrl-C: the progress line gives way to the shell's, and the runner dies
+ * as the signal asks (its tests die with it). */
+static void on_interrupt(int sig)
+{
+    if (colour && write(STDOUT_FILENO, "\r\33[K", 4) < 0)
+        _exit(130);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void progress(void)
+{
+    if (for_people && colour && planned) {
+        printf("\r  testing %s: %zu of %zu tests done", workbook_lab->name, done, planned);
+        fflush(stdout);
+    }
+}
+
+static int by_test_size(const void *a, const void *b)
+{
+    const struct criterion_test *x = (const void *)(*(struct criterion_ordered_set_node *const *)a + 1),
+                                *y = (const void *)(*(struct criterion_ordered_set_node *const *)b + 1);
+    size_t nx, ny;
+    int bx, by;
+    size_of(x, &nx, &bx);
+    size_of(y, &ny, &by);
+    return nx != ny ? (nx < ny ? -1 : 1) : bx - by;
+}
+
+/* Criterion runs a suite's tests in the order of their names: n1000003
+ * before n31. Smallest first instead, so that a stage that hangs or crashes
+ * is met, and reported, at the smallest size that shows it. */
+static void order_by_size(struct criterion_ordered_set *tests)
+{
+    enum { MOST = 256 };
+    struct criterion_ordered_set_node *node[MOST];
+    size_t count = 0;
+    for (struct criterion_ordered_set_node *n = tests->first; n && count < MOST; n = n->next)
+        node[count++] = n;
+    if (count == MOST)
+        return;
+    qsort(node, count, sizeof *node, by_test_size);
+    for (size_t k = 0; k < count; k++)
+        node[k]->next = k + 1 < count ? node[k + 1] : NULL;
+    tests->first = count ? node[0] : NULL;
+}
+
+ReportHook(PRE_ALL)(struct criterion_test_set *set)
+{
+    FOREACH_SET(struct criterion_suite_set *ss, set->suites) {
+        if (!ss->tests)
+            continue;
+        order_by_size(ss->tests);
+        FOREACH_SET(struct criterion_test *t, ss->tests) planned += !t->data->disabled;
+    }
+    progress();
+}
+
+ReportHook(POST_TEST)(struct criterion_test_stats *stats)
+{
+    done++;
+    progress();
+    int k = stage_index(stats->test->category);
+    if (stats->timed_out && k >= 0 && !hung[k]) {
+        hung[k] = stats->test;
+        skip_rest_of_suite(stats->test->category);
+    }
+}
+
+/* ---- what went wrong, per stage: the failures, grouped ------------------- */
+
+enum { MAX_FAILURES = 256 };
+
+struct failure {
+    const struct criterion_test *test;
+    size_t n;
+    int block;
+    int variant;         /* -1: the test as a whole (a time-out, a crash) */
+    const char *report;  /* the whole report, from describe_finding */
+    char way[256];       /* its likely cause, digits masked: equal ways are one bug */
+};
+
+/* The line of a report that says why: its likely cause, else what is wrong. */
+static void way_of(const char *report, char *way, size_t len)
+{
+    const char *line = strstr(report, "likely cause: ");
+    if (!line)
+        line = (line = strchr(report, '\n')) ? line + 1 : report;
+    size_t k = 0;
+    for (; line[k] && line[k] != '\n' && k + 1 < len; k++)
+        way[k] = line[k] >= '0' && line[k] <= '9' ? '#' : line[k];
+    way[k] = '\0';
+}
+
+static int variant_of(const char *report)
+{
+    const char *title_end = strchr(report, '\n');
+    for (int v = 0; v < variant_count(workbook_lab) && workbook_lab->variants; v++) {
+        char key[80];
+        snprintf(key, sizeof key, "), %s, n = ", workbook_lab->variants[v]);
+        const char *at = strstr(report, key);
+        if (at && (!title_end || at < title_end))
+            return v;
+    }
+    return 0;
+}
+
+static const char *signal_name(int sig)
+{
+    const char *name = sigabbrev_np(sig);
+    return name ? name : "?";
+}
+
+static size_t collect(const struct criterion_suite_stats *ss, struct failure *f)
+{
+    size_t count = 0;
+    for (struct criterion_test_stats *ts = ss->tests; ts && count < MAX_FAILURES; ts = ts->next) {
+        struct failure base = {.test = ts->test, .variant = -1};
+        size_of(ts->test, &base.n, &base.block);
+        if (ts->timed_out) {
+            f[count] = base;
+            snprintf(f[count].way, sizeof f[count].way, "timed out");
+            count++;
+            continue;
+        }
+        if (ts->test_status != CR_STATUS_FAILED)
+            continue;
+        bool reported = false;
+        for (struct criterion_assert_stats *a = ts->asserts; a && count < MAX_FAILURES; a = a->next)
+            if (!a->passed && a->message && *a->message) {
+                f[count] = base;
+                f[count].report = a->message;
+                f[count].variant = variant_of(a->message);
+                way_of(a->message, f[count].way, sizeof f[count].way);
+                count++;
+                reported = true;
+            }
+        if (!reported) { /* a crash, or an exit without a verdict */
+            f[count] = base;
+            if (ts->signal)
+                snprintf(f[count].way, sizeof f[count].way, "crashed with SIG%s",
+                         signal_name(ts->signal));
+            else
+                snprintf(f[count].way, sizeof f[count].way, "exited with status %d",
+                         ts->exit_code);
+            count++;
         }
     }
+    return count;
+}
+
+static int by_size(const void *a, const void *b)
+{
+    const struct failure *x = a, *y = b;
+    if (x->variant != y->variant)
+        return x->variant - y->variant;
+    if (x->n != y->n)
+        return x->n < y->n ? -1 : 1;
+    if ((x->block != 256) != (y->block != 256))
+        return (x->block != 256) - (y->block != 256);
+    return x->block - y->block;
+}
+
+/* "31, 32, 100003 (blocks 32, 96)": the sizes of f[from..count) that fail
+ * `way`; f is sorted by size, then block. Returns how many. */
+static size_t print_sizes(const struct failure *f, size_t from, size_t count, const char *way)
+{
+    size_t listed = 0;
+    for (size_t k = from; k < count;) {
+        size_t end = k, blocks = 0;
+        while (end < count && f[end].n == f[k].n)
+            blocks += strcmp(f[end++].way, way) == 0;
+        if (blocks) {
+            printf("%s%zu", listed ? ", " : "", f[k].n);
+            bool only_256 = blocks == 1;
+            for (size_t j = k; j < end; j++)
+                only_256 &= strcmp(f[j].way, way) != 0 || f[j].block == 256;
+            for (size_t j = k, shown = 0; j < end && !only_256; j++)
+                if (strcmp(f[j].way, way) == 0)
+                    printf("%s%d", shown++ ? ", " : blocks > 1 ? " (blocks " : " (block ",
+                           f[j].block);
+            printf("%s", only_256 ? "" : ")");
+            listed += blocks;
+        }
+        k = end;
+    }
+    return listed;
+}
+
+/* The tests that never gave a verdict, f[0..count): time-outs, crashes. */
+static void print_lost(const struct stage *s, const struct failure *f, size_t count, bool skipped)
+{
+    for (size_t k = 0; k < count; k++) {
+        bool first_of_way = true;
+        for (size_t j = 0; j < k; j++)
+            first_of_way &= strcmp(f[j].way, f[k].way) != 0;
+        if (!first_of_way)
+            continue;
+        printf("%sstage %s (%s)%s, n = ", RED, s->id, s->idea, PLAIN);
+        size_t listed = print_sizes(f, k, count, f[k].way);
+        if (strcmp(f[k].way, "timed out") == 0)
+            printf(": did not finish in %.0f s, and was stopped%s.\n  likely cause: %s\n",
+                   GPU_TEST_TIMEOUT, skipped ? "; its larger sizes were not run" : "",
+                   hang_advice(workbook_lab));
+        else
+            printf(": the test %s before it could give a verdict: a fault outside the kernel%s "
+                   "(in the launcher, or in setting up)\n",
+                   f[k].way, listed > 1 ? "s" : "");
+    }
+}
+
+/* One variant's failures, f[0] the smallest size: in full, then the other
+ * sizes in a line, and a line for each other way some of them fail. */
+static void print_variant(const struct failure *f, size_t count)
+{
+    const char *title_end = strchr(f->report, '\n');
+    printf("%s%.*s%s%s\n", RED, (int)(title_end ? title_end - f->report : 0), f->report, PLAIN,
+           title_end ? title_end : f->report);
+    size_t same = 0;
+    for (size_t k = 1; k < count; k++)
+        same += strcmp(f[k].way, f->way) == 0;
+    if (same) {
+        printf("  and %zu more size%s fail%s the same way: n = ", same, same > 1 ? "s" : "",
+               same > 1 ? "" : "s");
+        print_sizes(f, 1, count, f->way);
+        printf("\n");
+    }
+    for (size_t k = 1; k < count; k++) {
+        bool first_of_way = strcmp(f[k].way, f->way) != 0;
+        for (size_t j = 1; j < k && first_of_way; j++)
+            first_of_way = strcmp(f[j].way, f[k].way) != 0;
+        if (!first_of_way)
+            continue;
+        printf("  n = ");
+        size_t listed = print_sizes(f, 1, count, f[k].way);
+        const char *why = strstr(f[k].report, "likely cause: ");
+        why = why ? why + 14 : f[k].way;
+        printf(" fail%s another way: %.*s\n", listed > 1 ? "" : "s", (int)strcspn(why, "\n"), why);
+    }
+}
+
+/* Do two variants fail the same way at the same sizes? */
+static bool same_failures(const struct failure *a, size_t na, const struct failure *b, size_t nb)
+{
+    if (na != nb)
+        return false;
+    for (size_t k = 0; k < na; k++)
+        if (a[k].test != b[k].test || strcmp(a[k].way, b[k].way) != 0)
+            return false;
+    return true;
+}
+
+static bool untouched(const struct failure *f, size_t count)
+{
+    for (size_t k = 0; k < count; k++)
+        if (f[k].variant < 0 || !strstr(f[k].way, "still a TODO"))
+            return false;
+    return count > 0;
+}
+
+/* The reports of one stage; `first` if no stage before it failed. */
+static void print_stage_failures(const struct stage *s, struct failure *f, size_t count,
+                                 bool first)
+{
+    qsort(f, count, sizeof *f, by_size);
+    printf("\n");
+    if (!first && untouched(f, count)) {
+        printf("%sstage %s (%s)%s: nothing was written, at any size: still a TODO?\n", RED,
+               s->id, s->idea, PLAIN);
+        return;
+    }
+    size_t k = 0;
+    while (k < count && f[k].variant < 0)
+        k++;
+    print_lost(s, f, k, hung[stage_index(suite_of(s))] != NULL);
+    const struct failure *shown[16];
+    size_t shown_count[16], nshown = 0;
+    while (k < count) {
+        size_t end = k;
+        while (end < count && f[end].variant == f[k].variant)
+            end++;
+        size_t twin = 0;
+        while (twin < nshown && !same_failures(shown[twin], shown_count[twin], f + k, end - k))
+            twin++;
+        if (twin < nshown) {
+            printf("  %s fails the same way, at the same sizes\n",
+                   variant_name(workbook_lab, f[k].variant));
+        } else {
+            print_variant(f + k, end - k);
+            if (nshown < 16) {
+                shown[nshown] = f + k;
+                shown_count[nshown++] = end - k;
+            }
+        }
+        k = end;
+    }
+}
+
+/* ---- the summary: one line per stage ------------------------------------ */
+
+static void summary_line(FILE *out, const struct stage *s, const struct criterion_suite_stats *ss,
+                         bool *pointed)
+{
+    size_t tests = 0, passed = 0, skipped = 0;
+    for (struct criterion_test_stats *ts = ss->tests; ts; ts = ts->next) {
+        tests++;
+        passed += ts->test_status == CR_STATUS_PASSED && !ts->timed_out;
+        skipped += ts->test_status == CR_STATUS_SKIPPED;
+    }
+    const struct criterion_test *stuck = hung[stage_index(ss->suite->name)];
+    bool ok = passed == tests;
+    fprintf(out, "  stage %-3s %-42s %s%3zu of %3zu passed%s", s->id, s->idea, ok ? GREEN : RED,
+            passed, tests, PLAIN);
+    if (stuck)
+        fprintf(out, " (hung at n = %s, %zu not run)", size_text(stuck), skipped);
+    if (!ok && !*pointed) {
+        char extra[256];
+        const char *make_args = getenv("WORKBOOK_MAKE_ARGS");
+        snprintf(extra, sizeof extra, "%s%s%s", gpu_emulated() ? " EMU=1" : "",
+                 make_args && *make_args ? " " : "", make_args ? make_args : "");
+        fprintf(out, "   %s<- start here: make test LAB=%s STAGE=%s%s%s", YELLOW, workbook_lab->name,
+                s->id, extra, PLAIN);
+        *pointed = true;
+    }
+    fprintf(out, "\n");
+}
+
+/* A stage's statistics, if it was run (STAGE= may have left it out). */
+static const struct criterion_suite_stats *stats_of(const struct criterion_global_stats *g,
+                                                    const struct stage *s)
+{
+    for (struct criterion_suite_stats *ss = g->suites; ss; ss = ss->next)
+        if (strcmp(ss->suite->name, suite_of(s)) == 0 && ss->nb_tests > ss->tests_skipped)
+            return ss;
+    return NULL;
+}
+
+ReportHook(POST_ALL)(struct criterion_global_stats *stats)
+{
+    all_skipped = stats->nb_tests == stats->tests_skipped;
+    if (!for_people)
+        return;
+    if (colour && planned)
+        printf("\r\33[K");
+    static struct failure f[MAX_FAILURES];
+    bool failed_before = false;
+    for (const struct stage *s = workbook_lab->stages; s->id; s++) {
+        const struct criterion_suite_stats *ss = stats_of(stats, s);
+        if (!ss)
+            continue;
+        size_t count = collect(ss, f);
+        if (count)
+            print_stage_failures(s, f, count, !failed_before);
+        failed_before |= count > 0;
+    }
+
+    const char *path = getenv("WORKBOOK_SUMMARY"), *passed_path = getenv("WORKBOOK_PASSED");
+    FILE *out = path && *path ? fopen(path, "w") : stdout;
+    FILE *passed = passed_path && *passed_path ? fopen(passed_path, "w") : NULL;
+    if (!out)
+        out = stdout;
+    if (out == stdout)
+        printf("\n");
+    fprintf(out, "%s%s%s, %s, seed %llu:\n", BOLD, workbook_lab->name, PLAIN, LAB_SOURCE,
+            (unsigned long long)seed_from_env());
+    bool pointed = false;
+    for (const struct stage *s = workbook_lab->stages; s->id; s++) {
+        const struct criterion_suite_stats *ss = stats_of(stats, s);
+        if (!ss)
+            continue;
+        summary_line(out, s, ss, &pointed);
+        if (passed && ss->tests_passed == ss->nb_tests)
+            fprintf(passed, "%s%s", ftell(passed) ? "," : "", s->id);
+    }
+    if (out != stdout)
+        fclose(out);
+    if (passed)
+        fclose(passed);
     fflush(stdout);
 }
 
-/* STAGE=4 runs the suites map_stage4a and map_stage4b; STAGE=1 never runs 10. */
-static void select_stage(const struct lab *lab, const char *stage)
+/* ---- before the run -------------------------------------------------------- */
+
+/* STAGE=4 runs the suites map_stage4a and map_stage4b; STAGE=1 never runs
+ * 10; STAGE=2,3 runs both. */
+static void select_stages(const char *filter)
 {
-    static char pattern[128];
+    static char pattern[512];
     bool known = false;
-    for (const struct stage *s = lab->stages; s->id; s++)
-        known |= stage_selected(s, stage);
+    for (const struct stage *s = workbook_lab->stages; s->id; s++)
+        known |= stage_selected(s, filter);
     if (!known)
-        die("STAGE=%s: %s has stages %s", stage, lab->name, stage_list(lab));
-    snprintf(pattern, sizeof pattern, "%s_stage%s?([a-z])/*", lab->name, stage);
-    for (char *c = pattern; *c; c++)
-        if (*c == '-')
-            *c = '_'; /* suites are C names: scan-HS tests are scan_HS_stage1... */
+        die("STAGE=%s: %s has stages %s", filter, workbook_lab->name, stage_list(workbook_lab));
+    snprintf(pattern, sizeof pattern, "@(");
+    for (const struct stage *s = workbook_lab->stages; s->id; s++)
+        if (stage_selected(s, filter))
+            snprintf(pattern + strlen(pattern), sizeof pattern - strlen(pattern), "%s%s",
+                     pattern[2] ? "|" : "", suite_of(s));
+    strncat(pattern, ")/*", sizeof pattern - strlen(pattern) - 1);
     criterion_options.pattern = pattern;
+}
+
+/* Every stage of the table has its tests, or the proof that the tests fail
+ * on the skeleton would silently leave it out. */
+static void expect_tests_for_every_stage(void)
+{
+    for (const struct stage *s = workbook_lab->stages; s->id; s++) {
+        bool found = false;
+        FOREACH_SET(struct criterion_suite_set *ss, all_tests->suites)
+            found |= strcmp(ss->suite.name, suite_of(s)) == 0 && ss->tests && ss->tests->size;
+        if (!found)
+            die("%s stage %s has no tests: add the line STAGE_TESTS(%.*s, %s) to the lab's test "
+                "file",
+                workbook_lab->name, s->id, (int)(strlen(suite_of(s)) - strlen(s->id) - 6),
+                suite_of(s), s->id);
+    }
+}
+
+static void header(void)
+{
+    char why[256];
+    unsigned long long seed = seed_from_env();
+    printf("%s%s%s: testing %s with seed %llu (SEED=%llu repeats it)\n", BOLD, workbook_lab->name,
+           PLAIN, LAB_SOURCE, seed, seed);
+    if (!gpu_present_forked(why, sizeof why)) {
+        printf("No CUDA GPU here (%s): nothing can be tested. EMU=1 runs the tests on the CPU.\n",
+               why);
+        setenv("WORKBOOK_NO_GPU", why, 1);
+    } else if (gpu_emulated()) {
+        printf("  on the CPU emulation (EMU=1), sizes up to %s (2^24+17 on a GPU)\n",
+               LARGEST_TEST_SIZE_TEXT);
+    } else {
+        printf("  on %s\n", why);
+    }
+    fflush(stdout);
 }
 
 int main(int argc, char *argv[])
 {
-    char why[256];
-    const char *stage = getenv("STAGE");
-    unsigned long long seed = seed_from_env();
-    printf("%s: testing %s with seed %llu (SEED=%llu repeats these inputs)\n", workbook_lab->name,
-           LAB_SOURCE, seed, seed);
-    if (gpu_present_forked(why, sizeof why)) {
-        printf("GPU: %s\n", why);
-        if (gpu_emulated())
-            printf("Emulated: the largest size tested is %s, not 2^24+17 as on a GPU.\n",
-                   LARGEST_TEST_SIZE_TEXT);
-    } else {
-        printf("No CUDA GPU here (%s): the GPU tests below are skipped.\n", why);
-        setenv("WORKBOOK_NO_GPU", why, 1);
-    }
-    fflush(stdout);
-
-    struct criterion_test_set *tests = criterion_initialize();
-    int result = 0;
-    if (criterion_handle_args(argc, argv, true)) {
+    const char *stage = getenv("STAGE"), *variant = getenv("VARIANT");
+    colour = isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
+    pid_t group = getpgrp();
+    all_tests = criterion_initialize();
+    /* Criterion moves the runner into a process group of its own, out of
+     * the terminal's reach: back into ours, so that Ctrl-C stops it, and
+     * with it every test it started (they die with their parent). */
+    setpgid(0, group);
+    char pid[32];
+    snprintf(pid, sizeof pid, "%d", (int)getpid());
+    setenv("WORKBOOK_RUNNER", pid, 1);
+    for (int sig = SIGHUP; sig <= SIGINT; sig++) /* SIGHUP, SIGINT, unless ignored */
+        if (signal(sig, SIG_IGN) != SIG_IGN)
+            signal(sig, on_interrupt);
+    int result = 0; /* --help, --list: Criterion answered */
+    if (criterion_handle_args(argc, argv, true) > 0) {
+        static struct criterion_logger silent;
+        for_people = criterion_options.logging_threshold == CRITERION_IMPORTANT;
+        if (for_people)
+            criterion_options.logger = &silent;
+        expect_tests_for_every_stage();
         if (stage && *stage)
-            select_stage(workbook_lab, stage);
-        result = !criterion_run_all_tests(tests);
+            select_stages(stage);
+        if (variant && *variant && variant_find(workbook_lab, variant) < 0)
+            die("VARIANT=%s: %s has %s", variant, workbook_lab->name,
+                workbook_lab->variants ? "other variants (make help lists them)" : "no variants");
+        if (for_people)
+            header();
+        else if (!gpu_present_forked((char[256]){0}, 256))
+            setenv("WORKBOOK_NO_GPU", "1", 1);
+        result = !criterion_run_all_tests(all_tests);
+        if (all_skipped) {
+            printf("%s: no test ran%s\n", workbook_lab->name,
+                   getenv("WORKBOOK_NO_GPU") ? " (no GPU, and not EMU=1)" : "");
+            result = 1;
+        }
     }
-    criterion_finalize(tests);
+    criterion_finalize(all_tests);
     return result;
 }

@@ -1,44 +1,70 @@
-/* testing.h: what every lab's Criterion tests share. */
+/* testing.h: what every lab's Criterion tests share.
+ *
+ * A lab's test file is one line per stage:
+ *
+ *     #define LAB_SIZES(X, XB, name, id) X(name, id, 6145) XB(name, id, 589825, 32)
+ *     STAGE_TESTS(scan_large_arrays, 1)
+ *
+ * which defines, in the suite scan_large_arrays_stage1, one test per size
+ * (matches_cpu_n1025, matches_cpu_n589825_block32, ...): the frame's sizes,
+ * the lab's own (LAB_SIZES: sizes around its tile, which may be empty; X at
+ * blocks of 256 threads, XB at others), and n = 100003 with blocks that are
+ * neither 256 nor powers of two. Each test checks every variant of the lab
+ * (VARIANT= picks one) against the CPU reference. */
 #ifndef TESTING_H
 #define TESTING_H
 
 #include <criterion/criterion.h>
-#include <criterion/parameterized.h>
 
 #include "workbook.h"
 
 /* Kernels that never finish are stopped after this many seconds. */
 #define GPU_TEST_TIMEOUT 30.0
 
-/* The largest size tested: 2^24 + 17, or 2^20 + 17 under the CPU emulation,
- * where a tree of barriers over 2^24 threads would take minutes. */
+/* The frame's sizes: zero, around a warp, around a block of 256, a large
+ * prime, and the largest: 2^24 + 17, or 2^20 + 17 under the CPU emulation,
+ * where a tree of barriers over 2^24 threads would take minutes. Then odd
+ * blocks: a kernel that assumes 256, or a power of two, fails those. */
 #ifdef WORKBOOK_EMU
-#define LARGEST_TEST_SIZE (((size_t)1 << 20) + 17)
 #define LARGEST_TEST_SIZE_TEXT "2^20+17"
+#define LARGEST_SIZE(X, name, id) X(name, id, 1048593)
 #else
-#define LARGEST_TEST_SIZE (((size_t)1 << 24) + 17)
 #define LARGEST_TEST_SIZE_TEXT "2^24+17"
+#define LARGEST_SIZE(X, name, id) X(name, id, 16777233)
 #endif
+#define FRAME_SIZES(X, XB, name, id)                                                        \
+    X(name, id, 0) X(name, id, 1) X(name, id, 31) X(name, id, 32) X(name, id, 33)               \
+    X(name, id, 1000) X(name, id, 1023) X(name, id, 1024) X(name, id, 1025) X(name, id, 1000003) \
+    LARGEST_SIZE(X, name, id) XB(name, id, 100003, 32) XB(name, id, 100003, 96)               \
+    XB(name, id, 100003, 1000) XB(name, id, 100003, 1024)
 
-/* Sizes the frame prescribes: around a warp, around a block, a large prime,
- * and 2^24 plus an odd number (LARGEST_TEST_SIZE). Zero comes first: a lab that cannot take it
- * starts its parameter list at test_sizes + 1. */
-extern const size_t test_sizes[];
-extern const size_t test_size_count;
+/* One test: stage `id` of `name` at size n, with blocks of 256 threads or of
+ * `block`. */
+#define SIZE_TEST(name, id, n)                                                              \
+    Test(name##_stage##id, matches_cpu_n##n, .init = before_gpu_test,                       \
+         .timeout = GPU_TEST_TIMEOUT)                                                       \
+    {                                                                                      \
+        expect_stage_correct(&name##_lab, #id, n, 256);                                     \
+    }
+#define BLOCK_TEST(name, id, n, block)                                                      \
+    Test(name##_stage##id, matches_cpu_n##n##_block##block, .init = before_gpu_test,         \
+         .timeout = GPU_TEST_TIMEOUT)                                                       \
+    {                                                                                      \
+        expect_stage_correct(&name##_lab, #id, n, block);                                   \
+    }
 
-/* The parameters of a size sweep: every size in test_sizes. */
-struct criterion_test_params sizes_to_test(void);
+#define STAGE_TESTS(name, id)                                                               \
+    extern const struct lab name##_lab;                                                     \
+    FRAME_SIZES(SIZE_TEST, BLOCK_TEST, name, id)                                            \
+    LAB_SIZES(SIZE_TEST, BLOCK_TEST, name, id)
 
 /* .init of every GPU test: skip it, quietly, when the runner found no GPU. */
-void need_gpu(void);
+void before_gpu_test(void);
 
-/* Run one stage on fresh inputs of size n and fail with the full report
- * (stage, size, seed, first wrong index, expected and got, how many) if
- * anything is wrong: outputs, guard zones or inputs. */
+/* Run one stage on fresh inputs of size n, in every variant asked for, and
+ * fail with the full report of each wrong variant (stage, size, seed, first
+ * wrong index, expected and got, how many, likely cause): outputs, guard
+ * zones and inputs are all checked. */
 void expect_stage_correct(const struct lab *lab, const char *stage, size_t n, int block);
-
-/* The same at n = 100003 with blocks of 32, 96, 1000 and 1024 threads: a
- * kernel that assumes 256, or a power of two, fails here. */
-void expect_correct_with_any_block(const struct lab *lab, const char *stage);
 
 #endif

@@ -156,6 +156,7 @@ struct problem *problem_new(const struct lab *lab, int variant, size_t n, uint64
     p->n = n;
     p->seed = seed;
     p->block = block;
+    p->emulated = gpu_emulated();
     lab->setup(p);
     return p;
 }
@@ -266,28 +267,8 @@ void problem_download(struct problem *p)
                                   cudaMemcpyDeviceToHost));
 }
 
-static const char *launch_hint(cudaError_t err)
-{
-    switch (err) {
-    case cudaErrorInvalidConfiguration:
-    case cudaErrorInvalidValue:
-        return "the launch shape is impossible: a grid needs at least 1 block (so launch "
-               "nothing when n == 0) and a block at most 1024 threads";
-    case cudaErrorIllegalAddress:
-        return "a thread read or wrote outside its arrays: check the bounds test and the "
-               "index arithmetic (run it under compute-sanitizer to see which line)";
-    case cudaErrorMisalignedAddress:
-        return "a vector access (float4, int4) at an address that is not a multiple of its "
-               "size: vectorize only from an aligned start";
-    case cudaErrorLaunchOutOfResources:
-        return "the block asks for more registers or shared memory than an SM has: use "
-               "smaller blocks";
-    default:
-        return NULL;
-    }
-}
-
-bool problem_launch(struct problem *p, const struct stage *s, char *msg, size_t len)
+/* Launch a stage and wait for it; false, with CUDA's words in *f, if it failed. */
+static bool launch(struct problem *p, const struct stage *s, struct finding *f)
 {
     s->launch(p->args, p->block);
     cudaError_t err = cudaGetLastError();
@@ -295,14 +276,9 @@ bool problem_launch(struct problem *p, const struct stage *s, char *msg, size_t 
         err = cudaDeviceSynchronize();
     if (err == cudaSuccess)
         return true;
-    const char *hint = launch_hint(err);
-    snprintf(msg, len,
-             "%s:\n"
-             "  the kernel failed: %s (%s)\n%s%s%s"
-             "  reproduce: make test LAB=%s STAGE=%s SEED=%llu",
-             problem_title(p, s), cudaGetErrorString(err), cudaGetErrorName(err), hint ? "  likely cause: " : "",
-             hint ? hint : "", hint ? "\n" : "", p->lab->name, s->id,
-             (unsigned long long)p->seed);
+    f->verdict = KERNEL_FAILED;
+    f->error_name = cudaGetErrorName(err);
+    snprintf(f->error, sizeof f->error, "%s", cudaGetErrorString(err));
     return false;
 }
 
@@ -321,78 +297,128 @@ static unsigned char *download_all(const struct buffer *b)
  * (negative before it). */
 static bool guards_intact(const struct buffer *b, const unsigned char *all, long long *written)
 {
-    size_t after = GUARD_BYTES + padded_bytes(b->type, b->count);
-    size_t k = GUARD_BYTES;
+    size_t end = GUARD_BYTES + padded_bytes(b->type, b->count), k = GUARD_BYTES;
     while (k >= 4 && is_poison(all + k - 4, 4))
         k -= 4;
     if (k >= 4) {
-        *written = -(long long)((GUARD_BYTES - (k - 4)) / elem_size(b->type));
-        if (*written == 0)
-            *written = -1;
+        long long before = (long long)(GUARD_BYTES - (k - 4));
+        *written = -((before + (long long)elem_size(b->type) - 1) / (long long)elem_size(b->type));
         return false;
     }
-    k = 0;
-    while (k < GUARD_BYTES && is_poison(all + after + k, 4))
+    while (k < GUARD_BYTES && is_poison(all + end + k, 4))
         k += 4;
     if (k < GUARD_BYTES) {
-        *written = (long long)((after - GUARD_BYTES + k) / elem_size(b->type));
+        *written = (long long)((end - GUARD_BYTES + k) / elem_size(b->type));
         return false;
     }
     return true;
 }
 
-static bool guard_intact(const struct problem *p, const struct stage *s, const struct buffer *b,
-                         const unsigned char *all, char *msg, size_t len)
+/* Every buffer after a launch: its guards, then an input's bytes or an
+ * output's values. */
+static bool buffer_right(const struct buffer *b, struct finding *f)
 {
-    long long at;
-    if (guards_intact(b, all, &at))
-        return true;
-    snprintf(msg, len,
-             "%s:\n"
-             "  %s[%lld] was written, but '%s' has only %zu elements\n"
-             "  likely cause: a thread whose index is >= n wrote anyway: the bounds test is "
-             "missing or off by one\n"
-             "  reproduce: make test LAB=%s STAGE=%s SEED=%llu",
-             problem_title(p, s), b->name, at, b->name,
-             b->count, p->lab->name, s->id,
-             (unsigned long long)p->seed);
-    return false;
+    unsigned char *all = download_all(b);
+    bool ok = guards_intact(b, all, &f->index);
+    if (!ok)
+        f->verdict = GUARD_WRITTEN;
+    if (ok && b->role == INPUT) {
+        size_t at = first_difference(all + GUARD_BYTES, b->host, bytes_of(b));
+        if (at != (size_t)-1) {
+            f->verdict = INPUT_CHANGED;
+            f->index = (long long)(at / elem_size(b->type));
+            ok = false;
+        }
+    }
+    if (ok && b->role == OUTPUT && !compare_output(b, &f->mismatch)) {
+        f->verdict = OUTPUT_WRONG;
+        ok = false;
+    }
+    if (all != b->got_base)
+        free(all);
+    f->buffer = b;
+    return ok;
 }
 
-bool problem_verify(struct problem *p, const struct stage *s, char *msg, size_t len)
+bool problem_verify(struct problem *p, const struct stage *s, struct finding *f)
 {
+    memset(f, 0, sizeof *f);
     problem_upload(p, NULL);
     problem_poison_outputs(p);
-    if (!problem_launch(p, s, msg, len))
+    if (!launch(p, s, f))
         return false;
-    for (int i = 0; i < p->nbuf; i++) {
-        struct buffer *b = &p->buf[i];
-        unsigned char *all = download_all(b);
-        bool ok = guard_intact(p, s, b, all, msg, len);
-        if (ok && b->role == INPUT) {
-            size_t at = first_difference(all + GUARD_BYTES, b->host, bytes_of(b));
-            if (at != (size_t)-1) {
-                snprintf(msg, len,
-                         "%s:\n"
-                         "  the input '%s' changed at element %zu: a kernel must leave its "
-                         "inputs as it found them\n"
-                         "  reproduce: make test LAB=%s STAGE=%s SEED=%llu",
-                         problem_title(p, s), b->name, at / elem_size(b->type), p->lab->name,
-                         s->id, (unsigned long long)p->seed);
-                ok = false;
-            }
-        }
-        if (ok && b->role == OUTPUT) {
-            struct mismatch m;
-            if (!compare_output(b, &m)) {
-                describe_mismatch(p, s, b, &m, msg, len);
-                ok = false;
-            }
-        }
-        if (all != b->got_base)
-            free(all);
-        if (!ok)
+    for (int i = 0; i < p->nbuf; i++)
+        if (!buffer_right(&p->buf[i], f))
             return false;
+    f->buffer = NULL;
+    f->verdict = RIGHT;
+    return true;
+}
+
+/* ---- will a problem fit? -------------------------------------------------- */
+
+/* Memory this machine can still give, from the kernel's own estimate. */
+static double host_available(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    char line[256];
+    double kb = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "MemAvailable: %lf kB", &kb) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return kb * 1024;
+}
+
+/* Host and device bytes of one problem: setup sizes every buffer as an
+ * affine function of n, so two small problems tell the line. */
+static void footprint(const struct lab *lab, int variant, size_t n, double *host, double *device)
+{
+    const size_t probe[2] = {4096, 8192};
+    double h[2] = {0, 0}, d[2] = {0, 0};
+    for (int k = 0; k < 2; k++) {
+        struct problem *p = problem_new(lab, variant, probe[k], 1, 256);
+        d[k] = lab->bytes(p, &lab->stages[0]); /* the copy roofline's two buffers */
+        for (int i = 0; i < p->nbuf; i++) {
+            const struct buffer *b = &p->buf[i];
+            d[k] += whole_bytes(b);
+            /* an input's host copy, and its download when checked; an
+             * output's reference and download */
+            h[k] += b->role == SCRATCH ? 0 : padded_bytes(b->type, b->count) + whole_bytes(b);
+        }
+        problem_free(p);
+    }
+    double x = ((double)n - probe[0]) / (double)(probe[1] - probe[0]);
+    *host = h[0] + (h[1] - h[0]) * x;
+    *device = d[0] + (d[1] - d[0]) * x;
+}
+
+bool problem_fits(const struct lab *lab, int variant, size_t n, char *why, size_t len)
+{
+    double host, device, gib = 1073741824.0;
+    footprint(lab, variant, n, &host, &device);
+    size_t device_free = 0, device_total = 0;
+    CUDA_CHECK(cudaMemGetInfo(&device_free, &device_total));
+    /* keep a tenth of memory for everything else */
+    double host_room = 0.9 * host_available(), device_room = 0.9 * (double)device_free;
+    const char *name = variant_name(lab, variant);
+    if (gpu_emulated() && host + device > host_room) {
+        snprintf(why, len,
+                 "N=%zu: %s%s%s needs about %.1f GiB of memory under EMU=1 (the GPU's memory is "
+                 "this machine's), and %.1f GiB is free. Emulated kernels are slow anyway: "
+                 "N=2^20 is plenty to check a stage",
+                 n, lab->name, name ? ", " : "", name ? name : "", (host + device) / gib,
+                 host_room / 0.9 / gib);
+        return false;
+    }
+    if (!gpu_emulated() && (device > device_room || host > host_room)) {
+        snprintf(why, len,
+                 "N=%zu: %s%s%s needs about %.1f GiB of GPU memory (%.1f GiB free) and %.1f GiB "
+                 "of host memory (%.1f GiB free): choose a smaller N",
+                 n, lab->name, name ? ", " : "", name ? name : "", device / gib,
+                 device_room / 0.9 / gib, host / gib, host_room / 0.9 / gib);
+        return false;
     }
     return true;
 }

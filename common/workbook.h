@@ -51,7 +51,8 @@ struct problem {
     int variant;       /* index into lab->variants */
     size_t n;
     uint64_t seed;
-    int block;
+    int block;         /* BLOCK as asked; lab->threads says what the launchers make of it */
+    bool emulated;     /* EMU=1: the kernels run on the CPU, under the emulation's checks */
     int nbuf;
     struct buffer buf[MAX_BUFFERS];
     struct args *args;
@@ -62,6 +63,19 @@ struct mismatch {
     size_t unwritten;  /* of those, how many still hold the poison */
     size_t first, last;
     double expected, got; /* at first */
+};
+
+/* What problem_verify found, for check.c to put into words. */
+enum verdict { RIGHT, KERNEL_FAILED, GUARD_WRITTEN, INPUT_CHANGED, OUTPUT_WRONG };
+
+struct finding {
+    enum verdict verdict;
+    const struct buffer *buffer; /* the array concerned (not for KERNEL_FAILED) */
+    long long index;   /* GUARD_WRITTEN: an element written outside the array, nearest
+                          to it (negative: before it); INPUT_CHANGED: the first changed */
+    struct mismatch mismatch;     /* OUTPUT_WRONG */
+    const char *error_name;       /* KERNEL_FAILED: "cudaErrorIllegalAddress" */
+    char error[1024];             /* KERNEL_FAILED: CUDA's words, or the emulation's report */
 };
 
 struct lab {
@@ -75,6 +89,9 @@ struct lab {
      * the same run as the stages, or NULL. */
     const struct stage *library;
     const char *sweep_stage;      /* stage for the block-size sweep, or NULL */
+    /* The threads per block stage s runs when asked for BLOCK (launchers
+     * round it to what their kernels need); NULL: BLOCK itself. */
+    int (*threads)(const struct stage *s, int block);
     size_t args_size;             /* sizeof(struct args) */
     /* Declare buffers (problem_add_*), fill inputs from p->seed, point
      * p->args at the device buffers. */
@@ -97,7 +114,7 @@ struct lab {
 /* ---- stages ------------------------------------------------------------ */
 int stage_count(const struct lab *lab);
 const struct stage *stage_find(const struct lab *lab, const char *id);
-/* STAGE=4 selects 4a and 4b; STAGE=1 selects 1, never 10. */
+/* STAGE=4 selects 4a and 4b; STAGE=1 selects 1, never 10; STAGE=2,3 both. */
 bool stage_selected(const struct stage *s, const char *filter);
 /* "1, 2, 3, 4a, 4b" */
 const char *stage_list(const struct lab *lab);
@@ -120,12 +137,12 @@ struct buffer *problem_add_scratch(struct problem *p, const char *name, enum ele
 void problem_upload(struct problem *p, const struct stage *s);   /* inputs the stage reads */
 void problem_poison_outputs(struct problem *p);
 void problem_download(struct problem *p);                        /* outputs into ->got */
-/* Launch a stage and wait for it. On a CUDA error, write a message for the
- * student into msg and return false. */
-bool problem_launch(struct problem *p, const struct stage *s, char *msg, size_t len);
-/* Poison, launch, download, compare everything. true when all is right;
- * otherwise msg says what is wrong, where, and the likely cause. */
-bool problem_verify(struct problem *p, const struct stage *s, char *msg, size_t len);
+/* Does a problem of size n fit in this machine's memory (and its GPU's)?
+ * If not, why, with an estimate, before anything large is allocated. */
+bool problem_fits(const struct lab *lab, int variant, size_t n, char *why, size_t len);
+/* Poison, launch, download, compare everything: guards, inputs, outputs.
+ * true when all is right; otherwise *f says what is wrong and where. */
+bool problem_verify(struct problem *p, const struct stage *s, struct finding *f);
 
 /* ---- checking (host only, check.c) ------------------------------------- */
 #define POISON_WORD 0xFFBADBADu /* a NaN as float, an odd value as int */
@@ -139,12 +156,24 @@ size_t first_difference(const void *a, const void *b, size_t bytes);
 /* Why a kernel of this lab may never finish: lab->hang, or the general advice.
  * The test time-out and the driver's alarm both say it. */
 const char *hang_advice(const struct lab *lab);
+/* The threads per block stage s runs in this problem (lab->threads). */
+int problem_threads(const struct problem *p, const struct stage *s);
 /* "reduce stage 3 (sequential addressing), float, n = 1025, block 256, seed 5" */
 const char *problem_title(const struct problem *p, const struct stage *s);
-/* The whole failure report: stage, size, seed, where, expected and got, how
- * many, the most likely cause, how to reproduce. */
-void describe_mismatch(const struct problem *p, const struct stage *s, const struct buffer *b,
-                       const struct mismatch *m, char *msg, size_t len);
+/* The whole failure report, the only place its sentences are written:
+ * stage, size, seed, what is wrong and where (expected and got, how many),
+ * the most likely cause, and the command that repeats the run. */
+void describe_finding(const struct problem *p, const struct stage *s, const struct finding *f,
+                      char *msg, size_t len);
+/* "make test LAB=reduce STAGE=3 SEED=5 VARIANT=float EMU=1": the settings
+ * that repeat this problem's run (WORKBOOK_MAKE_ARGS adds the Makefile's
+ * own, such as SUBMISSION=). */
+const char *reproduce_command(const struct problem *p, const struct stage *s);
+/* What a wrong output usually means when the numbers say it for any lab: a
+ * poisoned word read, nothing written, the tail never reached. NULL when
+ * the data show none of these. */
+const char *read_poison_hint(const struct problem *p, const struct buffer *b,
+                             const struct mismatch *m);
 
 /* ---- random inputs from a seed ----------------------------------------- */
 uint64_t rng_next(uint64_t *state);

@@ -16,7 +16,7 @@
  *
  * The kernels are templates on the value type T, so one kernel sums ints and
  * floats. Stages 1-7 need a power-of-two block of at least 64 threads; the
- * launchers round BLOCK down to one (tree_block).
+ * launchers round BLOCK down to one (tree_block, in reduce.h).
  *
  * Test:  make test LAB=reduce        (STAGE=3 for one stage, SEED= to repeat a run)
  * Time:  make run LAB=reduce N=2^28  (VARIANT=int or float, BLOCK= threads per block)
@@ -25,16 +25,6 @@
 #include "reduce.h"
 
 enum { MAX_BLOCK = 1024, FULL_WARP = 0xffffffffu };
-
-/* The largest power of two that fits in `block`, and at least 64 (two warps),
- * so that every tree below halves evenly down to one warp. */
-static int tree_block(int block)
-{
-    int b = 64;
-    while (b * 2 <= block && b * 2 <= (int)MAX_BLOCK)
-        b *= 2;
-    return b;
-}
 
 /* Four values in one 16-byte load: int4 for int, float4 for float. */
 template <typename T> struct vec4;

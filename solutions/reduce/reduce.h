@@ -15,4 +15,15 @@ struct args {
     size_t n;
 };
 
+/* Stages 1-7 walk a tree that halves evenly down to one warp, so the
+ * launchers round BLOCK down to a power of two of at least 64 threads (two
+ * warps) and at most 1024. */
+static inline int tree_block(int block)
+{
+    int b = 64;
+    while (b * 2 <= block && b * 2 <= 1024)
+        b *= 2;
+    return b;
+}
+
 #endif

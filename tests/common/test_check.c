@@ -117,10 +117,10 @@ static struct problem problem = {.lab = &fake, .n = N, .seed = 1234, .block = 25
 
 static const char *report(void)
 {
-    static char msg[2048];
-    struct mismatch m;
-    cr_assert(!compare_output(&out, &m));
-    describe_mismatch(&problem, &stages[1], &out, &m, msg, sizeof msg);
+    static char msg[3072];
+    struct finding f = {.verdict = OUTPUT_WRONG, .buffer = &out};
+    cr_assert(!compare_output(&out, &f.mismatch));
+    describe_finding(&problem, &stages[1], &f, msg, sizeof msg);
     return msg;
 }
 

@@ -101,6 +101,12 @@ static const char *histogram_hint(const struct problem *p, const struct stage *s
            "hist[value]?";
 }
 
+/* Stage 4's per-warp histograms need whole warps. */
+static int histogram_threads(const struct stage *s, int block)
+{
+    return strcmp(s->id, "4") == 0 ? (block < 32 ? 32 : block / 32 * 32) : block;
+}
+
 const struct lab histogram_lab = {
     .name = "histogram",
     .operation = "counts of n values in bins",
@@ -108,6 +114,7 @@ const struct lab histogram_lab = {
     .variants = histogram_variants,
     .library = &histogram_library,
     .sweep_stage = "3",
+    .threads = histogram_threads,
     .args_size = sizeof(struct args),
     .setup = histogram_setup,
     .reference = histogram_reference,

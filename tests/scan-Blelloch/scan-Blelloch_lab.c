@@ -18,12 +18,19 @@ static const char *scan_blelloch_hint(const struct problem *p, const struct stag
     return scan_hint(p, s, b, m, blelloch_segment(p->block), 0);
 }
 
-const struct lab scan_blelloch_lab = {
+static int scan_blelloch_threads(const struct stage *s, int block)
+{
+    (void)s;
+    return blelloch_threads(block);
+}
+
+const struct lab scan_Blelloch_lab = {
     .name = "scan-Blelloch",
     .operation = "prefix sums of each block's segment of n values (two values a thread)",
     .stages = scan_blelloch_stages,
     .variants = scan_variants,
     .library = &scan_blelloch_library,
+    .threads = scan_blelloch_threads,
     .sweep_stage = "3",
     .args_size = sizeof(struct args),
     .setup = scan_blelloch_setup,
@@ -33,4 +40,4 @@ const struct lab scan_blelloch_lab = {
     .hint = scan_blelloch_hint,
 };
 
-const struct lab *const workbook_lab = &scan_blelloch_lab;
+const struct lab *const workbook_lab = &scan_Blelloch_lab;

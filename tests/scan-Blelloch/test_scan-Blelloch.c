@@ -1,37 +1,12 @@
 /* test_scan-Blelloch.c: every stage must match the CPU reference,
- * inclusive and exclusive, ints and floats, on every size: one segment or
- * many (matches_cpu), whatever block size it is given (any_block_size: the
- * launchers round it down to a power of two). */
+ * inclusive and exclusive, ints and floats, on every size and with blocks
+ * of any size (testing.h lists them; the launchers round a block down to a
+ * power of two). Besides the frame's sizes, around one segment of 512
+ * values (256 threads, two values each): 511, 512 and 513. */
 #include "testing.h"
 
-extern const struct lab scan_blelloch_lab;
+#define LAB_SIZES(X, XB, name, id) X(name, id, 511) X(name, id, 512) X(name, id, 513)
 
-ParameterizedTestParameters(scan_Blelloch_stage1, matches_cpu) { return sizes_to_test(); }
-ParameterizedTest(size_t *n, scan_Blelloch_stage1, matches_cpu, .init = need_gpu, .timeout = GPU_TEST_TIMEOUT)
-{
-    expect_stage_correct(&scan_blelloch_lab, "1", *n, 256);
-}
-Test(scan_Blelloch_stage1, any_block_size, .init = need_gpu, .timeout = GPU_TEST_TIMEOUT)
-{
-    expect_correct_with_any_block(&scan_blelloch_lab, "1");
-}
-
-ParameterizedTestParameters(scan_Blelloch_stage2, matches_cpu) { return sizes_to_test(); }
-ParameterizedTest(size_t *n, scan_Blelloch_stage2, matches_cpu, .init = need_gpu, .timeout = GPU_TEST_TIMEOUT)
-{
-    expect_stage_correct(&scan_blelloch_lab, "2", *n, 256);
-}
-Test(scan_Blelloch_stage2, any_block_size, .init = need_gpu, .timeout = GPU_TEST_TIMEOUT)
-{
-    expect_correct_with_any_block(&scan_blelloch_lab, "2");
-}
-
-ParameterizedTestParameters(scan_Blelloch_stage3, matches_cpu) { return sizes_to_test(); }
-ParameterizedTest(size_t *n, scan_Blelloch_stage3, matches_cpu, .init = need_gpu, .timeout = GPU_TEST_TIMEOUT)
-{
-    expect_stage_correct(&scan_blelloch_lab, "3", *n, 256);
-}
-Test(scan_Blelloch_stage3, any_block_size, .init = need_gpu, .timeout = GPU_TEST_TIMEOUT)
-{
-    expect_correct_with_any_block(&scan_blelloch_lab, "3");
-}
+STAGE_TESTS(scan_Blelloch, 1)
+STAGE_TESTS(scan_Blelloch, 2)
+STAGE_TESTS(scan_Blelloch, 3)

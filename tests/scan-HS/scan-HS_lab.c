@@ -18,12 +18,19 @@ static const char *scan_hs_hint(const struct problem *p, const struct stage *s,
     return scan_hint(p, s, b, m, hs_segment(p->block), 0);
 }
 
-const struct lab scan_hs_lab = {
+static int scan_hs_threads(const struct stage *s, int block)
+{
+    (void)s;
+    return (int)hs_segment(block);
+}
+
+const struct lab scan_HS_lab = {
     .name = "scan-HS",
     .operation = "prefix sums of each block's segment of n values (one value a thread)",
     .stages = scan_hs_stages,
     .variants = scan_variants,
     .library = &scan_hs_library,
+    .threads = scan_hs_threads,
     .sweep_stage = "3",
     .args_size = sizeof(struct args),
     .setup = scan_hs_setup,
@@ -33,4 +40,4 @@ const struct lab scan_hs_lab = {
     .hint = scan_hs_hint,
 };
 
-const struct lab *const workbook_lab = &scan_hs_lab;
+const struct lab *const workbook_lab = &scan_HS_lab;

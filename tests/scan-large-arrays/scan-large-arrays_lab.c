@@ -18,12 +18,19 @@ static const char *scan_large_hint(const struct problem *p, const struct stage *
     return scan_hint(p, s, b, m, 0, tile_size(p->block));
 }
 
-const struct lab scan_large_lab = {
+static int scan_large_threads(const struct stage *s, int block)
+{
+    (void)s;
+    return tile_threads(block);
+}
+
+const struct lab scan_large_arrays_lab = {
     .name = "scan-large-arrays",
     .operation = "prefix sums of all n values",
     .stages = scan_large_stages,
     .variants = scan_variants,
     .library = &scan_large_library,
+    .threads = scan_large_threads,
     .sweep_stage = "4",
     .args_size = sizeof(struct args),
     .setup = scan_large_setup,
@@ -39,4 +46,4 @@ const struct lab scan_large_lab = {
             "published.",
 };
 
-const struct lab *const workbook_lab = &scan_large_lab;
+const struct lab *const workbook_lab = &scan_large_arrays_lab;

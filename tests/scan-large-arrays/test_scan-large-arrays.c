@@ -1,48 +1,21 @@
 /* test_scan-large-arrays.c: every stage must match the CPU reference,
- * inclusive and exclusive, ints and floats, on every size up to 2^24 + 17
- * (matches_cpu), whatever block size it is given (any_block_size). A stage
- * that waits forever for another block's prefix is stopped after
- * GPU_TEST_TIMEOUT seconds, with a message saying what usually causes it. */
+ * inclusive and exclusive, ints and floats, on every size and with blocks
+ * of any size (testing.h lists them). Besides the frame's sizes, around one
+ * tile (256 threads of ITEMS values: 6143, 6144, 6145), and, with blocks of
+ * 32 threads (tiles of 768 values), 768 * 768 + 1 values: more tiles than
+ * one tile holds, so that the tiles' totals need a second level of totals
+ * (stages 1 and 2) and the look-back reaches far (stage 4). A stage that
+ * waits forever for another tile is stopped after GPU_TEST_TIMEOUT seconds,
+ * and its larger sizes are not run. */
 #include "testing.h"
+#include "scan-large-arrays.h"
 
-extern const struct lab scan_large_lab;
+#define LAB_SIZES(X, XB, name, id)                                                           \
+    X(name, id, 6143) X(name, id, 6144) X(name, id, 6145) XB(name, id, 589825, 32)
+_Static_assert(6144 == 256 * ITEMS, "the sizes around a tile follow ITEMS");
+_Static_assert(589825 > (32 * ITEMS) * (32 * ITEMS), "a second level of tile totals");
 
-ParameterizedTestParameters(scan_large_arrays_stage1, matches_cpu) { return sizes_to_test(); }
-ParameterizedTest(size_t *n, scan_large_arrays_stage1, matches_cpu, .init = need_gpu, .timeout = GPU_TEST_TIMEOUT)
-{
-    expect_stage_correct(&scan_large_lab, "1", *n, 256);
-}
-Test(scan_large_arrays_stage1, any_block_size, .init = need_gpu, .timeout = GPU_TEST_TIMEOUT)
-{
-    expect_correct_with_any_block(&scan_large_lab, "1");
-}
-
-ParameterizedTestParameters(scan_large_arrays_stage2, matches_cpu) { return sizes_to_test(); }
-ParameterizedTest(size_t *n, scan_large_arrays_stage2, matches_cpu, .init = need_gpu, .timeout = GPU_TEST_TIMEOUT)
-{
-    expect_stage_correct(&scan_large_lab, "2", *n, 256);
-}
-Test(scan_large_arrays_stage2, any_block_size, .init = need_gpu, .timeout = GPU_TEST_TIMEOUT)
-{
-    expect_correct_with_any_block(&scan_large_lab, "2");
-}
-
-ParameterizedTestParameters(scan_large_arrays_stage3, matches_cpu) { return sizes_to_test(); }
-ParameterizedTest(size_t *n, scan_large_arrays_stage3, matches_cpu, .init = need_gpu, .timeout = GPU_TEST_TIMEOUT)
-{
-    expect_stage_correct(&scan_large_lab, "3", *n, 256);
-}
-Test(scan_large_arrays_stage3, any_block_size, .init = need_gpu, .timeout = GPU_TEST_TIMEOUT)
-{
-    expect_correct_with_any_block(&scan_large_lab, "3");
-}
-
-ParameterizedTestParameters(scan_large_arrays_stage4, matches_cpu) { return sizes_to_test(); }
-ParameterizedTest(size_t *n, scan_large_arrays_stage4, matches_cpu, .init = need_gpu, .timeout = GPU_TEST_TIMEOUT)
-{
-    expect_stage_correct(&scan_large_lab, "4", *n, 256);
-}
-Test(scan_large_arrays_stage4, any_block_size, .init = need_gpu, .timeout = GPU_TEST_TIMEOUT)
-{
-    expect_correct_with_any_block(&scan_large_lab, "4");
-}
+STAGE_TESTS(scan_large_arrays, 1)
+STAGE_TESTS(scan_large_arrays, 2)
+STAGE_TESTS(scan_large_arrays, 3)
+STAGE_TESTS(scan_large_arrays, 4)
