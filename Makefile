@@ -12,6 +12,21 @@ BUILD  ?= build
 ARCH   ?= $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null \
                   | head -n 1 | tr -d . | grep -E '^[0-9]+$$')
 
+# V=1 prints every command; otherwise only what needs reading: errors, and
+# the warnings of the lab's own .cu file.
+Q := $(if $(filter 1,$(V)),,@)
+
+# Without a GPU, test and run fall back to the CPU emulation by themselves,
+# as check does; EMU=0 insists on a GPU.
+ifeq ($(origin EMU),undefined)
+  ifneq ($(filter test run build,$(MAKECMDGOALS)),)
+    ifeq ($(ARCH),)
+      EMU := 1
+      $(info No NVIDIA GPU here (nvidia-smi finds none): running on the CPU emulation, as EMU=1 does.)
+    endif
+  endif
+endif
+
 CPPFLAGS  = -Icommon
 CFLAGS    = -std=gnu11 -O2 -g -Wall -Wextra
 NVFLAGS   = -std=c++17 -O3 -g -lineinfo $(if $(ARCH),-arch=sm_$(ARCH)) -Xcompiler -Wall
@@ -32,8 +47,13 @@ ifeq ($(EMU),1)
   LDLIBS    = -pthread -lm
   CU_TOOL   = $(BUILD)/rewrite $(patsubst common/%,$(BUILD)/cuh/%,$(wildcard common/*.cuh))
   CU_COMPILE = $(BUILD)/rewrite $< > $@.cpp && $(CXX) $(EMUFLAGS) $(CPPFLAGS) -I$(<D) -c $@.cpp -o $@
+  # A lab's kernels: -Wextra too (a signed/unsigned comparison betrays a
+  # 32-bit index). Where nvcc is installed it reads the file as well, so
+  # what only a GPU's compiler refuses (a host function called in a kernel)
+  # is refused here too.
   KERNEL_COMPILE = $(BUILD)/rewrite $< > $@.cpp && \
-                   $(CXX) $(EMUFLAGS) $(EMU_CHECKS) $(CPPFLAGS) -I$(<D) -c $@.cpp -o $@
+                   $(CXX) $(EMUFLAGS) -Wextra -Wno-unused-parameter $(EMU_CHECKS) $(CPPFLAGS) -I$(<D) -c $@.cpp -o $@
+  NVCC_CHECK = $(if $(wildcard $(NVCC)),$(NVCC) -std=c++17 $(CPPFLAGS) -I$(<D) -cuda $< -o $@.ii)
 else
   CU_TOOL   = need-nvcc
   CU_COMPILE = $(NVCC) $(NVFLAGS) $(CPPFLAGS) -c $< -o $@
@@ -43,6 +63,13 @@ CRITERION_CFLAGS = $(shell pkg-config --cflags criterion 2>/dev/null)
 CRITERION_LIBS   = $(shell pkg-config --libs criterion 2>/dev/null)
 PANDOC_EMBED = $(shell pandoc --help 2>/dev/null | grep -q -- --embed-resources \
                  && echo --embed-resources --standalone || echo --self-contained)
+
+# The lab's own file is compiled with its warnings kept and shown, marked,
+# even in the quiet build; errors come out as the compiler wrote them.
+SHOW_KERNEL_COMPILE = echo "compiling $<$(if $(filter 1,$(EMU)), for the CPU emulation)"; \
+	{ $(KERNEL_COMPILE); } 2> $@.log; common/show-diagnostics.sh $@.log $$? "$<" \
+	$(if $(NVCC_CHECK),&& { { $(NVCC_CHECK); } 2> $@.nvcc.log; \
+	                        common/show-diagnostics.sh $@.nvcc.log $$? "$<" nvcc; })
 
 # ---- the labs ----------------------------------------------------------------
 COURSE  := map reduce histogram scan-HS scan-Blelloch scan-large-arrays compact radix transpose
@@ -64,12 +91,15 @@ endif
 
 # Whose kernels: the student's labs/ (default), the reference (SOLUTION=1),
 # or another checkout's labs/ (SUBMISSION=path), graded with these tests.
+# MAKE_ARGS is what a reproduce line must repeat to test the same kernels.
 ifeq ($(SOLUTION),1)
   TREE := solutions
   SRC  := solutions
+  MAKE_ARGS := SOLUTION=1
 else ifneq ($(SUBMISSION),)
   TREE := submission
   SRC  := $(SUBMISSION)/labs
+  MAKE_ARGS := SUBMISSION=$(SUBMISSION)
   MISSING := $(foreach l,$(SELECTED),$(if $(wildcard $(SRC)/$(l)/$(l).cu),,$(SRC)/$(l)/$(l).cu))
   ifneq ($(MISSING),)
     $(error SUBMISSION=$(SUBMISSION) is not a workbook checkout: $(MISSING) is missing)
@@ -86,47 +116,57 @@ EMU_OBJS    := $(patsubst common/emu/%.cpp,$(BUILD)/common/emu/%.o,$(wildcard co
 COMMON_OBJS := $(BUILD)/common/workbook.o $(BUILD)/common/check.o $(if $(filter 1,$(EMU)),$(EMU_OBJS))
 
 # ---- building ------------------------------------------------------------------
+# A command that fails leaves no half-made target behind.
+.DELETE_ON_ERROR:
+
 $(BUILD)/common/%.o: common/%.cu $(COMMON_H) | $(CU_TOOL)
 	@mkdir -p $(@D)
-	$(CU_COMPILE)
+	$(Q)$(CU_COMPILE)
 
 $(BUILD)/common/emu/%.o: common/emu/%.cpp $(wildcard common/emu/*.h)
 	@mkdir -p $(@D)
-	$(CXX) $(EMUFLAGS) -c $< -o $@
+	$(Q)$(CXX) $(EMUFLAGS) -c $< -o $@
 
 $(BUILD)/rewrite: common/emu/rewrite.c
 	@mkdir -p $(@D)
-	$(CC) -std=c11 -O2 -Wall -Wextra -o $@ $<
+	$(Q)$(CC) -std=c11 -O2 -Wall -Wextra -o $@ $<
 
 $(BUILD)/cuh/%.cuh: common/%.cuh $(BUILD)/rewrite
 	@mkdir -p $(@D)
-	$(BUILD)/rewrite $< > $@
+	$(Q)$(BUILD)/rewrite $< > $@
 
 $(BUILD)/common/%.o: common/%.c $(COMMON_H)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(CPPFLAGS) $(CRITERION_CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(CFLAGS) $(CPPFLAGS) $(CRITERION_CFLAGS) -c $< -o $@
 
 $(BUILD)/probe: $(BUILD)/common/probe.o $(COMMON_OBJS)
-	$(CXX) -o $@ $^ $(LDLIBS)
+	$(Q)$(CXX) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/selftest: $(BUILD)/common/check.o $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/common/*.c))
-	$(CXX) -o $@ $^ $(CRITERION_LIBS) -lm
+	$(Q)$(CXX) -o $@ $^ $(CRITERION_LIBS) -lm
 
 # The emulation's own tests (EMU=1 only): kernels built like a lab's.
 $(BUILD)/emutest: $(BUILD)/tests/emu/emu_kernels.o $(BUILD)/tests/emu/test_emu.o $(COMMON_OBJS)
-	$(CXX) -o $@ $^ $(CRITERION_LIBS) $(LDLIBS)
+	$(Q)$(CXX) -o $@ $^ $(CRITERION_LIBS) $(LDLIBS)
 
 $(BUILD)/tests/emu/emu_kernels.o: tests/emu/emu_kernels.cu tests/emu/emu_kernels.h $(COMMON_H) | $(CU_TOOL)
 	@mkdir -p $(@D)
-	$(KERNEL_COMPILE)
+	$(Q)$(BUILD)/rewrite $< > $@.cpp && $(CXX) $(EMUFLAGS) $(EMU_CHECKS) $(CPPFLAGS) -I$(<D) -c $@.cpp -o $@
 
 $(BUILD)/tests/emu/%.o: tests/emu/%.c tests/emu/emu_kernels.h $(COMMON_H) | need-criterion
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(CPPFLAGS) $(CRITERION_CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(CFLAGS) $(CPPFLAGS) $(CRITERION_CFLAGS) -c $< -o $@
 
 $(BUILD)/tests/common/%.o: tests/common/%.c $(COMMON_H) | need-criterion
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(CPPFLAGS) $(CRITERION_CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(CFLAGS) $(CPPFLAGS) $(CRITERION_CFLAGS) -c $< -o $@
+
+# The skeletons as the solutions make them today, file by file: what
+# labs/ should hold, and what `make check` proves the tests fail on.
+SKELETON_FILES := $(patsubst solutions/%,$(BUILD)/skeletons/%,$(wildcard $(foreach l,$(WRITTEN),solutions/$(l)/*)))
+$(BUILD)/skeletons/%: solutions/% common/skeleton.awk
+	@mkdir -p $(@D)
+	$(Q)awk -f common/skeleton.awk $< > $@.tmp && mv $@.tmp $@
 
 # Labs of one family share its checks: scan-HS, scan-Blelloch and
 # scan-large-arrays all link common/scan.c.
@@ -135,43 +175,47 @@ FAMILY_OBJS = $(patsubst common/%.c,$(BUILD)/common/%.o,$(wildcard common/$(firs
 # A lab's own CUDA files under tests/ (its library row), built per tree.
 LAB_CU_OBJS = $(patsubst tests/$(2)/%.cu,$(BUILD)/$(1)/$(2)/%.o,$(wildcard tests/$(2)/*.cu))
 
+# A lab's headers in a tree; the generated skeletons' are made on demand.
+LAB_HEADERS = $(wildcard $(1)/$(2)/*.h) $(filter $(1)/$(2)/%.h,$(SKELETON_FILES))
+
 # One lab built from one tree: $(1) its name under build/, $(2) the folder
 # holding the lab's sources, $(3) the lab. The tests and the harness are
 # always this checkout's; only the kernels come from the tree.
 define LAB_RULES
-$(BUILD)/$(1)/$(3)/$(3).o: $(2)/$(3)/$(3).cu $(wildcard $(2)/$(3)/*.h) $(COMMON_H) $(if $(filter submission,$(1)),FORCE) | $(CU_TOOL)
+$(BUILD)/$(1)/$(3)/$(3).o: $(2)/$(3)/$(3).cu $(call LAB_HEADERS,$(2),$(3)) $(COMMON_H) $(if $(filter submission,$(1)),FORCE) | $(CU_TOOL)
 	@mkdir -p $$(@D)
-	$$(KERNEL_COMPILE)
+	$(Q)$$(if $$(filter 1,$$(V)),$$(KERNEL_COMPILE) $$(if $$(NVCC_CHECK),&& $$(NVCC_CHECK)),$$(SHOW_KERNEL_COMPILE))
 
-$(BUILD)/$(1)/$(3)/%.o: tests/$(3)/%.c $(wildcard $(2)/$(3)/*.h) $(COMMON_H) $(if $(filter submission,$(1)),FORCE) | need-criterion
+$(BUILD)/$(1)/$(3)/%.o: tests/$(3)/%.c $(call LAB_HEADERS,$(2),$(3)) $(COMMON_H) $(if $(filter submission,$(1)),FORCE) | need-criterion
 	@mkdir -p $$(@D)
-	$$(CC) $$(CFLAGS) $$(CPPFLAGS) -I$(2)/$(3) $$(CRITERION_CFLAGS) -c $$< -o $$@
+	$(Q)$$(CC) $$(CFLAGS) $$(CPPFLAGS) -I$(2)/$(3) $$(CRITERION_CFLAGS) -c $$< -o $$@
 
-$(BUILD)/$(1)/$(3)/%.o: tests/$(3)/%.cu $(wildcard $(2)/$(3)/*.h) $(COMMON_H) $(if $(filter submission,$(1)),FORCE) | $(CU_TOOL)
+$(BUILD)/$(1)/$(3)/%.o: tests/$(3)/%.cu $(call LAB_HEADERS,$(2),$(3)) $(COMMON_H) $(if $(filter submission,$(1)),FORCE) | $(CU_TOOL)
 	@mkdir -p $$(@D)
-	$$(CU_COMPILE) -I$(2)/$(3)
+	$(Q)$$(CU_COMPILE) -I$(2)/$(3)
 
 $(BUILD)/$(1)/$(3)/%.o: common/%.c $(COMMON_H) $(if $(filter submission,$(1)),FORCE) | need-criterion
 	@mkdir -p $$(@D)
-	$$(CC) $$(CFLAGS) $$(CPPFLAGS) $$(CRITERION_CFLAGS) -DLAB_SOURCE='"$(2)/$(3)/$(3).cu"' -c $$< -o $$@
+	$(Q)$$(CC) $$(CFLAGS) $$(CPPFLAGS) $$(CRITERION_CFLAGS) -DLAB_SOURCE='"$(2)/$(3)/$(3).cu"' -c $$< -o $$@
 
 $(BUILD)/$(1)/$(3)/test: $(BUILD)/$(1)/$(3)/$(3).o $(BUILD)/$(1)/$(3)/$(3)_lab.o $(call LAB_CU_OBJS,$(1),$(3)) \
 		$(BUILD)/$(1)/$(3)/test_$(3).o $(BUILD)/$(1)/$(3)/test_main.o \
 		$(BUILD)/common/testing.o $(call FAMILY_OBJS,$(3)) $(COMMON_OBJS)
-	$$(CXX) -o $$@ $$^ $$(CRITERION_LIBS) $$(LDLIBS)
+	$(Q)$$(CXX) -o $$@ $$^ $$(CRITERION_LIBS) $$(LDLIBS)
 
 $(BUILD)/$(1)/$(3)/run: $(BUILD)/$(1)/$(3)/$(3).o $(BUILD)/$(1)/$(3)/$(3)_lab.o $(call LAB_CU_OBJS,$(1),$(3)) \
 		$(BUILD)/$(1)/$(3)/driver.o $(call FAMILY_OBJS,$(3)) $(COMMON_OBJS)
-	$$(CXX) -o $$@ $$^ $$(LDLIBS)
+	$(Q)$$(CXX) -o $$@ $$^ $$(LDLIBS)
 endef
 $(foreach l,$(WRITTEN),$(eval $(call LAB_RULES,labs,labs,$(l))))
 $(foreach l,$(WRITTEN),$(eval $(call LAB_RULES,solutions,solutions,$(l))))
+$(foreach l,$(WRITTEN),$(eval $(call LAB_RULES,skeletons,$(BUILD)/skeletons,$(l))))
 ifneq ($(SUBMISSION),)
 $(foreach l,$(SELECTED),$(eval $(call LAB_RULES,submission,$(SUBMISSION)/labs,$(l))))
 endif
 
 BINARIES = $(foreach l,$(SELECTED),$(BUILD)/$(TREE)/$(l)/test $(BUILD)/$(TREE)/$(l)/run)
-ALL_BINARIES = $(foreach t,labs solutions,$(foreach l,$(WRITTEN),$(BUILD)/$(t)/$(l)/test $(BUILD)/$(t)/$(l)/run))
+PROVEN   = $(foreach t,skeletons solutions,$(foreach l,$(WRITTEN),$(BUILD)/$(t)/$(l)/test $(BUILD)/$(t)/$(l)/run))
 
 # ---- what students and instructors run -----------------------------------------
 .PHONY: help test run build skeletons check check-skeletons prove diff handouts deps clean \
@@ -181,35 +225,35 @@ help:
 	@echo "gpu-workbook: labs $(WRITTEN) (planned: $(filter-out $(WRITTEN),$(COURSE)))"
 	@echo
 	@echo "Students"
-	@echo "  make test LAB=map        build labs/map, run its tests, then print its run table"
+	@echo "  make test LAB=map        build labs/map, run its tests; on a GPU, then its run table"
 	@echo "  make run LAB=map         only the run table, and a block-size sweep"
-	@echo "      N=2^28 STAGE=3 SEED=42 BLOCK=128   size, one stage, inputs, threads per block"
+	@echo "      N=2^28 STAGE=3 SEED=42 BLOCK=128   size, stages (STAGE=2,3), inputs, threads per block"
 	@echo "      VARIANT=float                       one variant (reduce: int, float;"
 	@echo "                                          histogram: uniform-256, skewed-4096...;"
 	@echo "                                          scans: exclusive-int, inclusive-float...)"
 	@echo "  make handouts            the handouts as HTML in $(BUILD)/handouts/"
 	@echo "  LAB=scan picks every lab whose name starts with scan; no LAB picks all"
-	@echo "  EMU=1 (with any target) runs the kernels on the CPU: no GPU or CUDA toolkit needed"
+	@echo "  EMU=1 runs the kernels on the CPU: no GPU or CUDA toolkit needed (the default"
+	@echo "        when no GPU is found; EMU=0 insists on one)"
+	@echo "  V=1 shows every compiler command; NO_COLOR=1 turns colour off"
+	@echo "  TESTFLAGS=--tap=results.tap (or --json=, --xml=, --verbose) for Criterion's own reports"
 	@echo
 	@echo "Instructors"
 	@echo "  make test SOLUTION=1     the same tests on the reference solutions"
 	@echo "  make test SUBMISSION=dir grade another checkout's labs/ with these tests"
 	@echo "  make diff LAB=map        a student's work: labs/ (or SUBMISSION=dir) against solutions/"
 	@echo "  make skeletons           regenerate labs/ from the STUDENT regions of solutions/"
+	@echo "                           (refuses if labs/ holds work; FORCE=1 keeps a backup first)"
 	@echo "  make check               the workbook's own checks: skeletons in sync, all builds,"
 	@echo "                           tests pass on every solution and fail on every skeleton"
 	@echo "  make deps                install Criterion and pandoc (apt)"
 
 build: $(BINARIES)
 
-test: $(BINARIES) $(BUILD)/probe
-	@export SEED=$${SEED:-$$(( $$(date +%s%N) / 1000 % 1000000 ))} STAGE=$(STAGE); status=0; \
-	for lab in $(SELECTED); do \
-	  $(BUILD)/$(TREE)/$$lab/test --short-filename || status=1; \
-	  if $(BUILD)/probe > /dev/null; then \
-	    $(BUILD)/$(TREE)/$$lab/run sweep=0 $(RUN_ARGS) || status=1; \
-	  fi; \
-	done; exit $$status
+test: $(BINARIES)
+	@SEED=$(SEED) STAGE=$(STAGE) VARIANT=$(VARIANT) WORKBOOK_MAKE_ARGS='$(MAKE_ARGS)' \
+	 TESTFLAGS='$(TESTFLAGS)' RUN_ARGS='$(RUN_ARGS)' EMU=$(EMU) \
+	 common/test-labs.sh $(BUILD) $(TREE) $(SELECTED)
 
 run: $(BINARIES)
 	@status=0; for lab in $(SELECTED); do \
@@ -219,33 +263,18 @@ run: $(BINARIES)
 diff:
 	@for lab in $(SELECTED); do diff -ru solutions/$$lab $(SRC)/$$lab; done; true
 
-# Regenerating labs/ overwrites it, so refuse while it holds uncommitted work.
-skeletons:
-	@if [ -z "$(FORCE)" ] && ! git diff --quiet -- labs 2>/dev/null; then \
-	  echo "make skeletons: labs/ has uncommitted changes (or this is no git checkout);"; \
-	  echo "regenerating would overwrite them. Commit them first, or use FORCE=1."; exit 1; fi
-	@$(call GENERATE,labs)
-	@echo "labs/ regenerated from solutions/ for: $(WRITTEN)"
+# labs/ from solutions/, never over a student's work (common/skeletons.sh).
+skeletons: $(SKELETON_FILES)
+	@common/skeletons.sh write $(BUILD)/skeletons $(WRITTEN)
 
-GENERATE = for lab in $(WRITTEN); do rm -rf $(1)/$$lab && mkdir -p $(1)/$$lab && \
-	for f in solutions/$$lab/*; do \
-	  awk -f common/skeleton.awk $$f > $(1)/$$lab/$${f\#\#*/} || exit 1; \
-	done; done
-
-check-skeletons:
-	@rm -rf $(BUILD)/skeletons; mkdir -p $(BUILD)/skeletons
-	@$(call GENERATE,$(BUILD)/skeletons)
-	@if diff -r labs $(BUILD)/skeletons > $(BUILD)/skeletons.diff; then \
-	  echo "check: labs/ is in sync with solutions/"; \
-	else \
-	  echo "check: labs/ is out of sync with solutions/ (make skeletons fixes it):"; \
-	  head -n 20 $(BUILD)/skeletons.diff; exit 1; fi
+check-skeletons: $(SKELETON_FILES)
+	@common/skeletons.sh check $(BUILD)/skeletons $(WRITTEN)
 
 # Under EMU=1 the emulation proves itself first: its own tests, planted bugs included.
 EMU_TEST = $(if $(filter 1,$(EMU)),$(BUILD)/emutest)
 RUN_EMU_TEST = $(if $(EMU_TEST),@echo "check: the CPU emulation's own tests:" && $(EMU_TEST) --short-filename)
 
-check: check-skeletons $(ALL_BINARIES) $(BUILD)/selftest $(BUILD)/probe $(EMU_TEST)
+check: check-skeletons $(PROVEN) $(BUILD)/selftest $(BUILD)/probe $(EMU_TEST)
 	@echo "check: built the skeleton and the solution of: $(WRITTEN)"
 	@$(BUILD)/selftest --short-filename
 	$(RUN_EMU_TEST)
@@ -257,7 +286,7 @@ check: check-skeletons $(ALL_BINARIES) $(BUILD)/selftest $(BUILD)/probe $(EMU_TE
 	 else echo "check: handouts not built: pandoc is missing (make deps installs it)"; fi
 
 # The tests' honesty, proven in this build: pass on solutions, fail on skeletons.
-prove: $(ALL_BINARIES) $(BUILD)/probe $(EMU_TEST)
+prove: $(PROVEN) $(BUILD)/probe $(EMU_TEST)
 	$(RUN_EMU_TEST)
 	@common/prove.sh $(BUILD) $(WRITTEN)
 
@@ -268,7 +297,7 @@ handouts: $(HANDOUTS)
 
 $(BUILD)/handouts/%.html: handouts/%.md handouts/handout.css $(wildcard handouts/figures/*.svg) | need-pandoc
 	@mkdir -p $(@D)
-	pandoc $< --from markdown --to html5 $(PANDOC_EMBED) --mathml --toc \
+	$(Q)pandoc $< --from markdown --to html5 $(PANDOC_EMBED) --mathml --toc \
 	  --resource-path=handouts --css=handouts/handout.css --highlight-style=tango \
 	  --syntax-definition=handouts/cuda.xml -o $@
 
@@ -280,7 +309,7 @@ clean:
 
 need-nvcc:
 	@command -v $(NVCC) > /dev/null || { echo "nvcc not found at $(NVCC): install the CUDA \
-	toolkit, or point CUDA= at it (make CUDA=/opt/cuda ...)"; exit 1; }
+	toolkit, or point CUDA= at it (make CUDA=/opt/cuda ...), or add EMU=1"; exit 1; }
 need-criterion:
 	@pkg-config --exists criterion 2> /dev/null || { echo "Criterion (the C test \
 	framework) is not installed: run make deps"; exit 1; }

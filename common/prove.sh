@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # prove.sh BUILD LAB...: prove each lab's tests honest in both directions:
-# they pass on the reference solution, and on the untouched skeleton every
-# stage has a failing test. Needs a GPU; without one, says what it skipped.
+# they pass on the reference solution, and on the skeleton generated from it
+# (BUILD/skeletons, which is labs/ before a student starts) every stage has
+# a failing test. Needs a GPU, or BUILD from EMU=1; without either, says what
+# it skipped.
 build=$1
 shift
 if ! probe=$("$build/probe"); then
@@ -11,24 +13,30 @@ if ! probe=$("$build/probe"); then
 fi
 echo "check: $probe"
 status=0
+export SEED=${SEED:-$((RANDOM * 32768 + RANDOM))} NO_COLOR=1
+unset STAGE VARIANT
 for lab in "$@"; do
     logs=$build/check/$lab
     mkdir -p "$logs"
-    export SEED=${SEED:-$((RANDOM * 32768 + RANDOM))}
-    if "$build/solutions/$lab/test" --short-filename > "$logs/solution.log" 2>&1; then
-        echo "check: $lab: $(grep -o 'Tested: .*' "$logs/solution.log") on the solution"
+    if "$build/solutions/$lab/test" --tap="$logs/solution.tap" > "$logs/solution.log" 2>&1; then
+        echo "check: $lab: $(grep -c '^ok' "$logs/solution.tap") of" \
+             "$(grep -c '^\(not \)\?ok' "$logs/solution.tap") tests pass on the solution"
     else
         echo "check: $lab: the tests FAIL on the solution (seed $SEED); the end of $logs/solution.log:"
         tail -n 25 "$logs/solution.log"
         status=1
     fi
-    "$build/labs/$lab/test" --tap="$logs/skeleton.tap" > "$logs/skeleton.log" 2>&1
-    suites=$("$build/labs/$lab/test" --list 2>/dev/null | sed -n 's/^\([A-Za-z0-9_]*_stage[0-9a-z]*\): .*/\1/p')
+    "$build/skeletons/$lab/test" --tap="$logs/skeleton.tap" > "$logs/skeleton.log" 2>&1
+    suites=$("$build/skeletons/$lab/test" --list 2>/dev/null | sed -n 's/^\([A-Za-z0-9_]*_stage[0-9a-z]*\): .*/\1/p')
     passing=""
     for suite in $suites; do
         grep -q "^not ok .* $suite::" "$logs/skeleton.tap" || passing="$passing $suite"
     done
-    if [ -n "$passing" ]; then
+    if [ -z "$suites" ]; then
+        echo "check: $lab: the skeleton's tests did not start; the end of $logs/skeleton.log:"
+        tail -n 10 "$logs/skeleton.log"
+        status=1
+    elif [ -n "$passing" ]; then
         echo "check: $lab: on the untouched skeleton nothing fails in:$passing: those tests cannot fail"
         status=1
     else

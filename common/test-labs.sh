@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# test-labs.sh BUILD TREE LAB...: `make test`. Each lab's tests, with their
+# failure reports; then, on a GPU, the run table of the stages that passed;
+# then, last, one line per stage, which is all a student needs to read.
+#
+# From make: SEED (one is drawn if empty), STAGE, VARIANT, EMU, TESTFLAGS
+# (Criterion's own options), RUN_ARGS (the table's), WORKBOOK_MAKE_ARGS.
+build=$1 tree=$2
+shift 2
+export SEED=${SEED:-$(( $(date +%s%N) / 1000 % 1000000 ))} STAGE VARIANT WORKBOOK_MAKE_ARGS
+summaries=$(mktemp -d "${TMPDIR:-/tmp}/workbook.XXXXXX")
+trap 'rm -rf "$summaries"' EXIT
+status=0
+for lab in "$@"; do
+    # shellcheck disable=SC2086 # TESTFLAGS are words for Criterion
+    WORKBOOK_SUMMARY=$summaries/$lab.summary WORKBOOK_PASSED=$summaries/$lab.passed \
+        "$build/$tree/$lab/test" $TESTFLAGS || status=1
+done
+# A table shows what a GPU does with the stages that are right; under EMU=1
+# its times would be the CPU's, so it stays one `make run` away.
+if [ "$EMU" = 1 ]; then
+    [ "$status" = 0 ] && echo "Emulated times mean nothing, so no run table: on a GPU, make run" \
+        "prints one (make run ... EMU=1 prints the emulated one)."
+else
+    for lab in "$@"; do
+        passed=$(cat "$summaries/$lab.passed" 2>/dev/null)
+        # shellcheck disable=SC2086 # RUN_ARGS are the driver's words
+        [ -n "$passed" ] && { "$build/$tree/$lab/run" sweep=0 $RUN_ARGS stage="$passed" || status=1; }
+    done
+fi
+echo
+cat "$summaries"/*.summary 2>/dev/null
+exit $status
