@@ -233,7 +233,7 @@ static const char *shape_hint(const struct problem *p, const struct buffer *b,
 }
 
 /* What a failed launch usually means, by CUDA's name for the error. The
- * emulation's own reports already say it. */
+ * emulation's reports of a stopped kernel already say it. */
 static const char *launch_hint(const struct problem *p, const char *error)
 {
     static const struct {
@@ -255,7 +255,7 @@ static const char *launch_hint(const struct problem *p, const char *error)
          "the block asks for more registers or shared memory than an SM has: use smaller "
          "blocks"},
     };
-    if (p->emulated || !error)
+    if (!error || (p->emulated && strcmp(error, "cudaErrorLaunchFailure") == 0))
         return NULL;
     for (size_t k = 0; k < sizeof hints / sizeof hints[0]; k++)
         if (strcmp(error, hints[k].error) == 0)

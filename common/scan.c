@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 enum { IN, OUT, SUMS, STATUS }; /* the order scan_setup adds buffers in */
@@ -91,49 +92,142 @@ bool scan_reads(const struct stage *s, const struct buffer *b)
     return strcmp(b->name, "in") == 0;
 }
 
-/* segment: values per block in the single-block labs; tile: values per
- * block in scan-large-arrays (0 where it does not apply). */
-const char *scan_hint(const struct problem *p, const struct stage *s, const struct buffer *b,
-                      const struct mismatch *m, size_t segment, size_t tile)
+/* ---- reading a wrong scan: what the numbers show ------------------------ */
+
+static double input(const struct problem *p, size_t i)
+{
+    return ints(p) ? ((const int *)p->buf[IN].host)[i] : ((const float *)p->buf[IN].host)[i];
+}
+
+static double output(const struct buffer *b, const void *data, size_t i)
+{
+    return b->type == I32 ? ((const int *)data)[i] : ((const float *)data)[i];
+}
+
+/* Is v what out[i] holds? Ints exactly (in 32 bits), floats within the
+ * output's tolerance. */
+static bool holds(const struct buffer *b, size_t i, double v)
+{
+    double got = output(b, b->got, i);
+    if (b->type == I32)
+        return (int32_t)(int64_t)v == (int32_t)got;
+    return fabs(got - v) <= b->atol + b->rtol * fabs(v);
+}
+
+/* Is the output, everywhere, the scan of the other kind? With one value
+ * this is also what other bugs give, so it takes two. */
+static bool other_kind(const struct problem *p, const struct buffer *b)
+{
+    double sign = inclusive(p) ? -1 : 1; /* inclusive = exclusive + in[i] */
+    for (size_t i = 0; i < p->n; i++)
+        if (!holds(b, i, output(b, b->host, i) + sign * input(p, i)))
+            return false;
+    return p->n > 1;
+}
+
+static bool off_per_run(const struct problem *p, const struct buffer *b, size_t run, size_t group)
+{
+    if (run == 0 || p->n <= run)
+        return false;
+    double off = 0;
+    for (size_t i = 0; i < p->n; i++) {
+        double expected = output(b, b->host, i);
+        if (i % run == 0)
+            off = i % group < run ? 0 : output(b, b->got, i) - expected;
+        if (!holds(b, i, expected + off))
+            return false;
+    }
+    return true;
+}
+
+/* Is each out[i] of a segment off by the segment's whole sum? */
+static bool off_by_segment_total(const struct problem *p, const struct buffer *b, size_t segment)
+{
+    bool shown = false; /* a segment whose sum is 0 shows nothing */
+    for (size_t start = 0; start < p->n; start += segment) {
+        double total = 0;
+        size_t end = start + segment < p->n ? start + segment : p->n;
+        for (size_t i = start; i < end; i++)
+            total += input(p, i);
+        for (size_t i = start; i < end; i++)
+            if (!holds(b, i, output(b, b->host, i) + total))
+                return false;
+        shown |= total != 0 && end - start > 1; /* one value: its sum is itself */
+    }
+    return shown;
+}
+
+/* Does each out[i] sum only the `width` values up to in[i] (up to the one
+ * before, for the exclusive scan), within its segment? Most outputs fail
+ * at once; prefix sums make each test of one element cheap. */
+static bool windowed(const struct problem *p, const struct buffer *b, size_t segment, size_t width)
+{
+    size_t shift = !inclusive(p);
+    double *prefix = malloc((p->n + 1) * sizeof *prefix);
+    if (!prefix)
+        return false;
+    prefix[0] = 0;
+    for (size_t i = 0; i < p->n; i++)
+        prefix[i + 1] = prefix[i] + input(p, i);
+    bool all = true;
+    for (size_t i = 0; i < p->n && all; i++) {
+        size_t start = i / segment * segment, end = i + 1 - shift; /* the window ends before end */
+        size_t from = end >= start + width ? end - width : start;
+        all = holds(b, i, end > from ? prefix[end] - prefix[from] : 0);
+    }
+    free(prefix);
+    return all;
+}
+
+const char *scan_hint_any(const struct problem *p, const struct buffer *b)
+{
+    if (!other_kind(p, b))
+        return NULL;
+    return inclusive(p) ? "out[i] leaves in[i] out, all along: that is the exclusive scan. The "
+                          "inclusive scan counts in[i] too"
+                        : "out[i] counts in[i] itself, all along: that is the inclusive scan. "
+                          "The exclusive scan stops just before in[i] (out[0] is 0): shift the "
+                          "results right by one";
+}
+
+const char *scan_hint_steps(const struct problem *p, const struct buffer *b,
+                            const struct mismatch *m, size_t segment)
 {
     static char hint[400];
-    (void)s;
-    (void)b;
-    if (!ints(p) || m->unwritten)
+    for (size_t width = 1; width < segment; width *= 2)
+        if (windowed(p, b, segment, width)) {
+            snprintf(hint, sizeof hint,
+                     "each out[i] sums only the %zu values up to in[i]: the steps with offsets "
+                     "1 to %zu reached the results, and the step with offset %zu and later "
+                     "ones did not%s",
+                     width, width / 2, width,
+                     width == segment / 2 ? " (after the last step, its sums are in the array "
+                                            "it wrote: read that one)"
+                                          : "");
+            return hint;
+        }
+    size_t r = m->first % segment;
+    if (r > 0 && (r & (r - 1)) == 0) {
+        snprintf(hint, sizeof hint,
+                 "everything before out[%zu] is right, and it is value %zu of its block's "
+                 "segment: the first value that the step with offset %zu changes. That step "
+                 "did not reach it: check the test that picks the adding threads (tid >= "
+                 "offset) and the barrier before the step reads",
+                 m->first, r, r);
+        return hint;
+    }
+    return NULL;
+}
+
+bool scan_off_per_run(const struct problem *p, const struct buffer *b, size_t run, size_t group)
+{
+    return off_per_run(p, b, run, group);
+}
+
+const char *scan_hint_root(const struct problem *p, const struct buffer *b, size_t segment)
+{
+    if (!off_by_segment_total(p, b, segment))
         return NULL;
-    size_t i = m->first;
-    long long x = ((const int *)p->buf[IN].host)[i];
-    long long off = (long long)m->got - (long long)m->expected;
-    long long poison = (int)POISON_WORD;
-    if (!inclusive(p) && x != 0 && off == x)
-        return "out[i] counts in[i] itself: that is the inclusive scan. The exclusive scan "
-               "stops just before i (out[0] is 0): shift the results right by one";
-    if (inclusive(p) && x != 0 && off == -x)
-        return "out[i] leaves in[i] out: that is the exclusive scan. The inclusive scan "
-               "counts in[i] too";
-    if (off != 0 && off % poison == 0) {
-        snprintf(hint, sizeof hint,
-                 "out[%zu] is off by %lld times the poison value %lld: a value past the end "
-                 "(i >= n) or a shared word no thread wrote was added in; add 0 instead",
-                 i, off / poison, poison);
-        return hint;
-    }
-    if (segment && i % segment > 0 && i % segment % 32 == 0) {
-        snprintf(hint, sizeof hint,
-                 "everything before out[%zu] is right, and it opens warp %zu of its block: "
-                 "the totals of the warps before it were not added in, or read before a "
-                 "__syncthreads() made them ready",
-                 i, i % segment / 32);
-        return hint;
-    }
-    if (tile && i > 0 && i % tile == 0) {
-        snprintf(hint, sizeof hint,
-                 "everything before out[%zu] is right, and it opens tile %zu: the carry from "
-                 "the tiles before it is missing or wrong (the scanned block sums, or the "
-                 "prefix a tile waits for)",
-                 i, i / tile);
-        return hint;
-    }
-    return "a missing __syncthreads() (or __syncwarp()) lets a thread read a partial sum "
-           "before it is written: run it with EMU=1, whose race detector names the line";
+    return "every out[i] is too large by the sum of its whole segment: that is what the root "
+           "holds after the up-sweep. Set it to 0 before the down-sweep";
 }

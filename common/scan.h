@@ -33,8 +33,20 @@ void scan_setup(struct problem *p, size_t segment, bool large);
 void scan_reference(struct problem *p, size_t segment);
 double scan_bytes(const struct problem *p, const struct stage *s);
 bool scan_reads(const struct stage *s, const struct buffer *b);
-const char *scan_hint(const struct problem *p, const struct stage *s, const struct buffer *b,
-                      const struct mismatch *m, size_t segment, size_t tile);
+/* The scan bugs the numbers can show, each NULL unless the output is
+ * exactly what that bug gives:
+ *   any    the other kind of scan (inclusive for exclusive, or the reverse)
+ *   steps  Hillis-Steele steps that never reached the results, segments of
+ *          `segment` values
+ *   root   Blelloch's root not cleared: off by the segment's total */
+const char *scan_hint_any(const struct problem *p, const struct buffer *b);
+const char *scan_hint_steps(const struct problem *p, const struct buffer *b,
+                            const struct mismatch *m, size_t segment);
+/* Is got - expected the same all along every aligned run of `run` values,
+ * and 0 on each run that starts a group of `group` values? Then a sum that
+ * should carry into each run (a warp's, a thread's, a tile's) is missing. */
+bool scan_off_per_run(const struct problem *p, const struct buffer *b, size_t run, size_t group);
+const char *scan_hint_root(const struct problem *p, const struct buffer *b, size_t segment);
 
 #ifdef __cplusplus
 }

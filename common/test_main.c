@@ -191,15 +191,20 @@ struct failure {
     char way[256];       /* its likely cause, digits masked: equal ways are one bug */
 };
 
-/* The line of a report that says why: its likely cause, else what is wrong. */
+/* The line of a report that says why: its likely cause, else what is
+ * wrong; each number becomes '#', since the same bug names other indices
+ * at other sizes. */
 static void way_of(const char *report, char *way, size_t len)
 {
     const char *line = strstr(report, "likely cause: ");
     if (!line)
         line = (line = strchr(report, '\n')) ? line + 1 : report;
     size_t k = 0;
-    for (; line[k] && line[k] != '\n' && k + 1 < len; k++)
-        way[k] = line[k] >= '0' && line[k] <= '9' ? '#' : line[k];
+    for (; *line && *line != '\n' && k + 1 < len; line++) {
+        bool digit = *line >= '0' && *line <= '9';
+        if (!digit || k == 0 || way[k - 1] != '#')
+            way[k++] = digit ? '#' : *line;
+    }
     way[k] = '\0';
 }
 

@@ -2,6 +2,7 @@
  * wrong, every lab's verdicts are wrong, so they are tested first. */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "workbook.h"
@@ -21,7 +22,9 @@ Test(parse_size, reads_plain_powers_and_offsets)
 Test(parse_size, rejects_what_is_not_a_size)
 {
     size_t n;
-    const char *bad[] = {"", "abc", "-5", "2^", "3^4", "2^28+", "10k", "2^3-9", "1.5"};
+    const char *bad[] = {"", "abc", "-5", "2^", "3^4", "2^28+", "10k", "2^3-9", "1.5",
+                         /* too large to hold: they must not wrap around */
+                         "99999999999999999999", "2^64", "2^63+9223372036854775808"};
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++)
         cr_expect(!parse_size(bad[k], &n), "accepted \"%s\"", bad[k]);
 }
@@ -38,6 +41,12 @@ Test(stages, a_number_selects_its_lettered_variants_only)
     cr_expect(stage_selected(&stages[1], "4a") && !stage_selected(&stages[2], "4a"));
     cr_expect(stage_selected(&stages[0], "1") && !stage_selected(&stages[3], "1"));
     cr_expect(stage_selected(&stages[3], NULL) && stage_selected(&stages[3], ""));
+}
+
+Test(stages, a_list_selects_each_of_its_stages)
+{
+    cr_expect(stage_selected(&stages[0], "1,4") && stage_selected(&stages[2], "1,4"));
+    cr_expect(!stage_selected(&stages[3], "1,4") && stage_selected(&stages[3], "4a,10"));
 }
 
 Test(stages, are_counted_found_and_listed)
@@ -180,4 +189,80 @@ Test(inputs, poison_is_recognised_and_nothing_else_is)
     cr_expect(is_poison(w, sizeof w));
     w[2] ^= 1;
     cr_expect(!is_poison(w, sizeof w));
+}
+
+/* ---- the likely cause: right, and the same at every size -------------- */
+
+static int32_t int_ref[1], int_got[1];
+static struct buffer sum = {.name = "sum", .role = OUTPUT, .type = I32, .count = 1,
+                            .host = int_ref, .got = int_got};
+
+static const char *report_on(struct problem *p, struct buffer *b)
+{
+    static char msg[3072];
+    struct finding f = {.verdict = OUTPUT_WRONG, .buffer = b};
+    cr_assert(!compare_output(b, &f.mismatch));
+    describe_finding(p, &stages[0], &f, msg, sizeof msg);
+    return msg;
+}
+
+Test(cause, counts_the_poisoned_words_in_a_sum_even_when_it_wraps)
+{
+    /* 255 and 5000 poison words: the second passes 2^32 and wraps, as the
+     * GPU's adds do; both must read as poison, never as a race */
+    int counts[] = {255, 5000, -3};
+    for (int k = 0; k < 3; k++) {
+        int_ref[0] = -77;
+        int_got[0] = (int32_t)(uint32_t)(-77 + (int64_t)counts[k] * (int32_t)POISON_WORD);
+        char want[64];
+        snprintf(want, sizeof want, "off by %d times the poison", counts[k]);
+        const char *msg = report_on(&problem, &sum);
+        cr_expect(strstr(msg, want), "%s", msg);
+    }
+}
+
+Test(cause, reads_a_nan_as_a_poisoned_word, .init = make_equal)
+{
+    got[7] = ref[7] + __builtin_nanf("");
+    const char *msg = report();
+    cr_expect(strstr(msg, "out[7] is NaN: a poisoned word"), "%s", msg);
+}
+
+Test(cause, names_what_the_emulation_saw_never_itself, .init = make_equal)
+{
+    got[3] = ref[3] + 1;
+    struct problem emulated = problem;
+    emulated.emulated = true;
+    const char *msg = report_on(&emulated, &out);
+    cr_expect(strstr(msg, "the emulation saw no race"), "%s", msg);
+    cr_expect(!strstr(msg, "EMU=1 names"), "under EMU=1 it must not send the student to EMU=1: %s", msg);
+    cr_expect(strstr(msg, "reproduce: make test LAB=fake STAGE=1 SEED=1234 EMU=1"), "%s", msg);
+    msg = report_on(&problem, &out);
+    cr_expect(strstr(msg, "EMU=1 names the racing lines"), "%s", msg);
+}
+
+Test(cause, says_which_side_of_an_array_was_written)
+{
+    char msg[3072];
+    struct finding f = {.verdict = GUARD_WRITTEN, .buffer = &out, .index = -1};
+    describe_finding(&problem, &stages[0], &f, msg, sizeof msg);
+    cr_expect(strstr(msg, "out[-1] was written") && strstr(msg, "below zero"), "%s", msg);
+    f.index = N;
+    describe_finding(&problem, &stages[0], &f, msg, sizeof msg);
+    cr_expect(strstr(msg, "out[1000] was written") && strstr(msg, "bounds test"), "%s", msg);
+}
+
+Test(cause, explains_an_impossible_launch_but_not_the_emulation_twice)
+{
+    char msg[3072];
+    struct problem emulated = problem;
+    emulated.emulated = true;
+    struct finding f = {.verdict = KERNEL_FAILED, .error_name = "cudaErrorInvalidConfiguration"};
+    describe_finding(&emulated, &stages[0], &f, msg, sizeof msg);
+    cr_expect(strstr(msg, "launch nothing when n == 0"), "%s", msg);
+    f.error_name = "cudaErrorLaunchFailure";
+    snprintf(f.error, sizeof f.error, "kernel k, block (0, 0, 0): a race on shared memory");
+    describe_finding(&emulated, &stages[0], &f, msg, sizeof msg);
+    cr_expect(strstr(msg, "the kernel was stopped: kernel k") && !strstr(msg, "likely cause"), "%s",
+              msg);
 }

@@ -6,6 +6,7 @@
 #include "histogram.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 extern const struct stage histogram_stages[];
@@ -71,8 +72,7 @@ static bool histogram_reads(const struct stage *s, const struct buffer *b)
 static const char *histogram_hint(const struct problem *p, const struct stage *s,
                                   const struct buffer *b, const struct mismatch *m)
 {
-    static char hint[300];
-    (void)s;
+    static char hint[400];
     if (m->unwritten)
         return NULL;
     const unsigned *got = b->got;
@@ -92,9 +92,12 @@ static const char *histogram_hint(const struct problem *p, const struct stage *s
     }
     if (total > p->n) {
         snprintf(hint, sizeof hint,
-                 "%llu more counts than values: a private histogram not cleared before "
-                 "counting (a __syncthreads() missing after clearing?), or merged twice",
-                 total - (unsigned long long)p->n);
+                 "%llu more counts than values: some were counted twice, so some values "
+                 "belong to more than one thread (check where each thread's loop starts and "
+                 "how far it strides)%s",
+                 total - (unsigned long long)p->n,
+                 atoi(s->id) >= 3 ? ", or a private histogram was not cleared before counting, "
+                                    "or was merged twice" : "");
         return hint;
     }
     return "the right number of counts in the wrong bins: is each value counted in "

@@ -7,6 +7,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 extern const struct stage reduce_stages[];
@@ -79,15 +80,98 @@ static bool reduce_reads(const struct stage *s, const struct buffer *b)
     return strcmp(b->name, "in") == 0;
 }
 
+/* ---- the bugs this lab knows: the sum is redone as each would do it ------ */
+
+/* Which of a block's values a tree with one of the usual bugs adds in. In
+ * stages 4-6 a thread holds two values, `threads` apart. */
+enum tree_bug { FIRST_HALF_OF_THREADS, EVEN_THREADS, FIRST_VALUES, OVERLAPPING_BLOCKS };
+
+static bool kept(enum tree_bug bug, size_t position, size_t threads)
+{
+    size_t thread = position % threads;
+    return bug == FIRST_HALF_OF_THREADS ? thread < threads / 2
+         : bug == EVEN_THREADS          ? thread % 2 == 0
+         : bug == FIRST_VALUES          ? position < threads
+                                        : true;
+}
+
+/* The sum the stage's passes give when every block adds only what `bug`
+ * keeps of its `span` values: pass after pass, as reduce_in_passes runs
+ * them, until one block is left. With OVERLAPPING_BLOCKS, block b starts at
+ * b * threads instead of b * span. NAN if memory is short. */
+static double sum_with_bug(const struct problem *p, enum tree_bug bug, size_t span, size_t threads)
+{
+    size_t n = p->n;
+    double *level = malloc((n ? n : 1) * sizeof *level);
+    if (!level)
+        return NAN;
+    for (size_t i = 0; i < n; i++)
+        level[i] = p->variant == INT_VARIANT ? ((const int *)p->buf[IN].host)[i]
+                                             : ((const float *)p->buf[IN].host)[i];
+    size_t blocks;
+    do {
+        blocks = (n + span - 1) / span;
+        size_t stride = bug == OVERLAPPING_BLOCKS ? threads : span;
+        for (size_t b = 0; b < blocks; b++) {
+            double sum = 0;
+            for (size_t k = 0; k < span && b * stride + k < n; k++)
+                sum += kept(bug, k, threads) ? level[b * stride + k] : 0;
+            level[b] = sum; /* b * stride >= b: nothing unread is overwritten */
+        }
+        n = blocks;
+    } while (blocks > 1);
+    double sum = p->n ? level[0] : 0;
+    free(level);
+    return sum;
+}
+
+/* Is `got` what a candidate computation gives, and not the right answer? */
+static bool explains(const struct problem *p, const struct buffer *b, const struct mismatch *m,
+                     double candidate)
+{
+    if (p->variant == INT_VARIANT)
+        return (int32_t)(int64_t)candidate == (int32_t)m->got && m->got != m->expected;
+    return fabs(candidate - m->got) <= b->atol && fabs(candidate - m->expected) > b->atol;
+}
+
 static const char *reduce_hint(const struct problem *p, const struct stage *s,
                                const struct buffer *b, const struct mismatch *m)
 {
-    (void)p;
-    (void)b;
-    (void)m;
-    if (strcmp(s->id, "4") >= 0 && strcmp(s->id, "7") < 0)
-        return "stages 4-6 sum 2 * blockDim.x values per block: check the second load "
-               "(in[i + blockDim.x]) and its bounds test";
+    static char hint[400];
+    int stage = atoi(s->id);
+    size_t threads = (size_t)tree_block(p->block), span = stage >= 4 ? 2 * threads : threads;
+    if (stage == 8) {
+        if (m->got == 0 && m->expected != 0)
+            return "the sum is still the 0 that stage 8's launcher starts it from: no block "
+                   "added its part (atomicAdd(out, ...)). Is the stage still a TODO?";
+        double head = 0;
+        for (size_t i = 0; i < p->n / 4 * 4; i++)
+            head += p->variant == INT_VARIANT ? ((const int *)p->buf[IN].host)[i]
+                                              : ((const float *)p->buf[IN].host)[i];
+        if (p->n % 4 && explains(p, b, m, head)) {
+            snprintf(hint, sizeof hint,
+                     "the sum leaves out the last n %% 4 = %zu values: the 16-byte loads stop at "
+                     "n / 4 * 4, and the values after them need a loop of their own",
+                     p->n % 4);
+            return hint;
+        }
+        return NULL;
+    }
+    if (stage > 6)
+        return NULL;
+    if (explains(p, b, m, sum_with_bug(p, FIRST_HALF_OF_THREADS, span, threads)))
+        return "each block's sum holds the values of its first blockDim.x / 2 threads only: the "
+               "tree's step with s = blockDim.x / 2 never ran. Check where the loop over s "
+               "starts and where it stops";
+    if (explains(p, b, m, sum_with_bug(p, EVEN_THREADS, span, threads)))
+        return "each block's sum holds the values of its even threads only: the tree's step "
+               "with s = 1 never ran. Check where the loop over s starts and where it stops";
+    if (stage >= 4 && explains(p, b, m, sum_with_bug(p, FIRST_VALUES, span, threads)))
+        return "each thread added only its first value, in[i]: in stages 4-6 it adds "
+               "in[i + blockDim.x] as well while loading (when that is below n)";
+    if (stage >= 4 && explains(p, b, m, sum_with_bug(p, OVERLAPPING_BLOCKS, span, threads)))
+        return "the blocks' values overlap, so some are added twice: a block covers "
+               "2 * blockDim.x values, so it starts at blockIdx.x * 2 * blockDim.x";
     return NULL;
 }
 

@@ -1,10 +1,13 @@
 /* scan-Blelloch_lab.c: the scan-Blelloch lab as the tests and the driver see it.
- * The inputs, the CPU reference, the byte counts and the known bugs are
- * shared by the three scan labs (common/scan.c); this file adds the stages
- * and how long a block's segment is. Four variants: exclusive and inclusive, of
- * ints (exact) and floats. */
+ * The inputs, the CPU reference, the byte counts and the readings of a wrong
+ * scan are shared by the three scan labs (common/scan.c); this file adds
+ * the stages, how long a block's segment is, and which bugs each stage can
+ * have. Four variants: exclusive and inclusive, of ints (exact) and floats. */
 #include "workbook.h"
 #include "scan-Blelloch.h"
+
+#include <stdio.h>
+#include <string.h>
 
 extern const struct stage scan_blelloch_stages[];
 extern const struct stage scan_blelloch_library;
@@ -15,7 +18,21 @@ static void scan_blelloch_reference(struct problem *p) { scan_reference(p, blell
 static const char *scan_blelloch_hint(const struct problem *p, const struct stage *s,
                                       const struct buffer *b, const struct mismatch *m)
 {
-    return scan_hint(p, s, b, m, blelloch_segment(p->block), 0);
+    static char hint[400];
+    size_t segment = blelloch_segment(p->block), r = m->first % segment;
+    const char *why = scan_hint_any(p, b);
+    if (!why && strcmp(s->id, "3") != 0) /* stage 3 never clears the root */
+        why = scan_hint_root(p, b, segment);
+    if (!why && strcmp(s->id, "2") == 0 && r == 32) {
+        snprintf(hint, sizeof hint,
+                 "everything before out[%zu] is right, and it is value 32 of its segment: the "
+                 "first index that padding moves (k + k / 32 differs from k from 32 on). Is "
+                 "every index of the tree padded, in the loads, both sweeps, the root and the "
+                 "stores alike?",
+                 m->first);
+        why = hint;
+    }
+    return why;
 }
 
 static int scan_blelloch_threads(const struct stage *s, int block)

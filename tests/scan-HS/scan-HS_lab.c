@@ -1,10 +1,12 @@
 /* scan-HS_lab.c: the scan-HS lab as the tests and the driver see it.
- * The inputs, the CPU reference, the byte counts and the known bugs are
- * shared by the three scan labs (common/scan.c); this file adds the stages
- * and how long a block's segment is. Four variants: exclusive and inclusive, of
- * ints (exact) and floats. */
+ * The inputs, the CPU reference, the byte counts and the readings of a wrong
+ * scan are shared by the three scan labs (common/scan.c); this file adds
+ * the stages, how long a block's segment is, and which bugs each stage can
+ * have. Four variants: exclusive and inclusive, of ints (exact) and floats. */
 #include "workbook.h"
 #include "scan-HS.h"
+
+#include <string.h>
 
 extern const struct stage scan_hs_stages[];
 extern const struct stage scan_hs_library;
@@ -15,7 +17,15 @@ static void scan_hs_reference(struct problem *p) { scan_reference(p, hs_segment(
 static const char *scan_hs_hint(const struct problem *p, const struct stage *s,
                                 const struct buffer *b, const struct mismatch *m)
 {
-    return scan_hint(p, s, b, m, hs_segment(p->block), 0);
+    size_t segment = hs_segment(p->block);
+    const char *hint = scan_hint_any(p, b);
+    if (!hint && strcmp(s->id, "3") == 0 && scan_off_per_run(p, b, 32, segment))
+        hint = "each warp's scan is right on its own, but from a block's second warp on each "
+               "warp is off by one amount: the totals of the warps before it were not added in "
+               "(or were read before a __syncthreads() made them ready)";
+    if (!hint && strcmp(s->id, "3") != 0)
+        hint = scan_hint_steps(p, b, m, segment);
+    return hint;
 }
 
 static int scan_hs_threads(const struct stage *s, int block)

@@ -1,10 +1,13 @@
 /* scan-large-arrays_lab.c: the scan-large-arrays lab as the tests and the driver see it.
- * The inputs, the CPU reference, the byte counts and the known bugs are
- * shared by the three scan labs (common/scan.c); this file adds the stages
- * and how big a block's tile is. Four variants: exclusive and inclusive, of
- * ints (exact) and floats. */
+ * The inputs, the CPU reference, the byte counts and the readings of a wrong
+ * scan are shared by the three scan labs (common/scan.c); this file adds
+ * the stages, how big a block's tile is, and which bugs each stage can
+ * have. Four variants: exclusive and inclusive, of ints (exact) and floats. */
 #include "workbook.h"
 #include "scan-large-arrays.h"
+
+#include <stdio.h>
+#include <stdlib.h>
 
 extern const struct stage scan_large_stages[];
 extern const struct stage scan_large_library;
@@ -15,7 +18,36 @@ static void scan_large_reference(struct problem *p) { scan_reference(p, 0); }
 static const char *scan_large_hint(const struct problem *p, const struct stage *s,
                                    const struct buffer *b, const struct mismatch *m)
 {
-    return scan_hint(p, s, b, m, 0, tile_size(p->block));
+    static char hint[400];
+    static const char *const carry[] = {
+        "each tile is right on its own, but every tile after the first is off by one amount: "
+        "the carry from the tiles before it was not added (the tiles' totals are stored, "
+        "scanned, then added to every value of the tile after)",
+        "each tile is right on its own, but every tile after the first is off by one amount: "
+        "the carry from the tiles before it was not added (the second pass starts each tile "
+        "from carries[blockIdx.x])",
+        "each tile is right on its own, but every tile after the first is off by one amount: "
+        "the carry from the tiles before it was not added (a tile starts from the prefix it "
+        "waited or looked back for)",
+    };
+    int stage = atoi(s->id);
+    size_t tile = tile_size(p->block);
+    const char *why = scan_hint_any(p, b);
+    if (!why && scan_off_per_run(p, b, tile, p->n))
+        why = carry[stage < 3 ? stage - 1 : 2];
+    if (!why && scan_off_per_run(p, b, ITEMS, tile))
+        why = "each thread's values are right among themselves, but from a tile's second "
+              "thread on each is off by one amount: the sum of the threads before it in the "
+              "tile (block_scan_exclusive's result) is missing from its start";
+    if (!why && m->first > 0 && m->first % tile == 0) {
+        snprintf(hint, sizeof hint,
+                 "everything before out[%zu] is right, and it opens tile %zu: the carry from "
+                 "the tiles before it is missing or wrong (the scanned tile totals, or the "
+                 "prefix a tile waits or looks back for)",
+                 m->first, m->first / tile);
+        why = hint;
+    }
+    return why;
 }
 
 static int scan_large_threads(const struct stage *s, int block)

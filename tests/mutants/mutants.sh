@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# mutants.sh [LAB...]: plant the mistakes students really make into copies of
+# the solutions (tests/mutants/<lab>.mut) and check that the tests catch
+# each one, and that the report names the cause. `make mutants` runs it.
+#
+# A .mut file holds one mutant a block:
+#
+#   == 1 | the bounds test left out          stage, then what the mistake is
+#   @ reduce_stage1_kernel                   start looking from this line on
+#                                            (comment lines are never matched)
+#   - sums[tid] = i < n ? in[i] : T(0);      text of one line, replaced by
+#   + sums[tid] = in[i];                     this text
+#   ? past the end                           the report must say this
+#   ~ why the emulation cannot see it        a mistake only a GPU shows
+#
+# Prints a line per mutant and a count; exits non-zero if a mutant passes the
+# tests or its report lacks what it must say. Uses EMU=1 unless EMU=0 is set.
+set -u
+cd "$(dirname "$0")/../.."
+labs=${*:-$(cd tests/mutants && ls *.mut | sed 's/\.mut$//')}
+work=build/mutants
+emu=${EMU:-1}
+export SEED=${SEED:-1234}
+missed=0 total=0 known_misses=0
+
+# Apply the edits of one mutant (lines "@ ...", "- ...", "+ ...") to FILE.
+apply() {
+    awk -v edits="$1" '
+        BEGIN {
+            n = split(edits, line, "\n")
+            for (k = 1; k <= n; k++) {
+                kind = substr(line[k], 1, 1); text = substr(line[k], 3)
+                if (kind == "@") anchor[++edit] = text
+                else if (kind == "-") { old[++pair] = text; at[pair] = edit }
+                else if (kind == "+") new[pair] = text
+            }
+            p = 1
+        }
+        /^[ \t]*(\/\*|\*|\/\/)/ { print; next }  # comments: the hints quote the code
+        {
+            if (p <= pair && at[p] in anchor && !seen[at[p]] && index($0, anchor[at[p]]))
+                seen[at[p]] = 1
+            if (p <= pair && (!(at[p] in anchor) || seen[at[p]]) && (i = index($0, old[p]))) {
+                $0 = substr($0, 1, i - 1) new[p] substr($0, i + length(old[p]))
+                p++
+            }
+            print
+        }
+        END { if (p <= pair) { print "mutant does not apply: " old[p] > "/dev/stderr"; exit 1 } }
+    ' "$2" > "$2.new" && mv "$2.new" "$2"
+}
+
+run_one() {
+    local lab=$1 stage=$2 what=$3 edits=$4 expect=$5 known=$6
+    total=$((total + 1))
+    local dir=$work/$total log=$work/$total.log
+    rm -rf "$dir" && mkdir -p "$dir/labs" && cp -r "solutions/$lab" "$dir/labs/"
+    if ! apply "$edits" "$dir/labs/$lab/$lab.cu" 2> "$log"; then
+        printf '%-18s %-4s %-44.44s %s\n' "$lab" "$stage" "$what" "DOES NOT APPLY"
+        missed=$((missed + 1))
+        return
+    fi
+    NO_COLOR=1 make --no-print-directory test LAB="$lab" STAGE="$stage" EMU="$emu" \
+        SUBMISSION="$dir" > "$log" 2>&1
+    local caught=$? verdict="caught, says it"
+    if [ $caught -eq 0 ] && [ -n "$known" ] && [ "$emu" = 1 ]; then
+        verdict="not caught under EMU=1: $known"
+        total=$((total - 1)) known_misses=$((known_misses + 1))
+    elif [ $caught -eq 0 ]; then
+        verdict="NOT CAUGHT"
+    else
+        while IFS= read -r phrase; do
+            [ -z "$phrase" ] || grep -qF -- "$phrase" "$log" || verdict="caught, but lacks: $phrase"
+        done <<< "$expect"
+    fi
+    case $verdict in "caught, says it" | "not caught under"*) ;; *) missed=$((missed + 1)) ;; esac
+    printf '%-18s %-4s %-44.44s %s\n' "$lab" "$stage" "$what" "$verdict"
+}
+
+mkdir -p "$work"
+printf '%-18s %-4s %-44s %s\n' lab stage mistake "the tests"
+for lab in $labs; do
+    stage="" what="" edits="" expect=""
+    while IFS= read -r line || [ -n "$line" ]; do
+        case $line in
+        "== "*)
+            [ -n "$stage" ] && run_one "$lab" "$stage" "$what" "$edits" "$expect" "$known"
+            stage=${line#== }; what=${stage#*| }; stage=${stage%% |*}; edits="" expect="" known="" ;;
+        "? "*) expect+="${line#? }"$'\n' ;;
+        "~ "*) known=${line#~ } ;;
+        [@+-]" "*) edits+="$line"$'\n' ;;
+        esac
+    done < "tests/mutants/$lab.mut"
+    [ -n "$stage" ] && run_one "$lab" "$stage" "$what" "$edits" "$expect" "$known"
+done
+echo "$((total - missed)) of $total planted mistakes caught, with the cause named (seed $SEED)"
+[ $known_misses -eq 0 ] || echo "$known_misses more that only a GPU shows, as noted above"
+[ $missed -eq 0 ]
