@@ -81,6 +81,7 @@ struct block_runner {
     word_record *records;                   /* one per word of shared */
     unsigned long long phase;               /* unique per block and barrier interval */
     unsigned warp_step[WARPS];              /* warp synchronisations so far, per warp */
+    const char *seen_lo, *seen_hi; /* device memory a kernel may touch, last seen */
 };
 extern thread_local block_runner *runner; /* null outside kernels */
 

@@ -35,6 +35,21 @@ static const char *finish_ints(int *h, int *d, size_t n)
     return error;
 }
 
+/* n ints named as the harness names its arrays: between two guard zones of
+ * one allocation. Freed with free_named. */
+enum { GUARD = 16384 };
+
+static int *named(const char *name, size_t n)
+{
+    char *base;
+    CUDA_CHECK(cudaMalloc(&base, GUARD + n * sizeof(int) + GUARD));
+    CUDA_CHECK(cudaMemset(base, 0, GUARD + n * sizeof(int) + GUARD));
+    emu_name_array(base, name, GUARD, n, sizeof(int));
+    return (int *)(base + GUARD);
+}
+
+static void free_named(int *d) { CUDA_CHECK(cudaFree((char *)d - GUARD)); }
+
 /* ---- the rewriter: a launch of a template, spread over lines, among
  *      comments and strings that look like CUDA syntax ---------------------- */
 
@@ -394,12 +409,13 @@ const char *emu_shared_histogram(int *bins, const int *in, int n)
     return finish_ints(bins, d, 16);
 }
 
-/* ---- out of bounds: a planted bug, the bounds check left out -------------- */
+/* ---- out of bounds: planted bugs ------------------------------------------- */
 
+/* the bounds check left out */
 __global__ void copy_unchecked(int *out, const int *in)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
-    out[i] = in[i]; /* OUT OF BOUNDS LINE */
+    out[i] = in[i]; /* LINE: copy without bounds test */
 }
 
 const char *emu_out_of_bounds(int n)
@@ -407,6 +423,61 @@ const char *emu_out_of_bounds(int n)
     int *d_in = to_device(NULL, n), *d = to_device(NULL, n);
     copy_unchecked<<<(unsigned)ceil_div(n, 256), 256>>>(d, d_in);
     return finish();
+}
+
+const char *emu_named_out_of_bounds(int n)
+{
+    int *in = named("in", n), *out = named("out", n);
+    copy_unchecked<<<(unsigned)ceil_div(n, 256), 256>>>(out, in);
+    const char *error = finish();
+    free_named(in);
+    free_named(out);
+    return error;
+}
+
+/* a right bounds test, but an index one below what it should be */
+__global__ void shift_left(int *out, const int *in, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        out[i - 1] = in[i]; /* LINE: store one to the left */
+}
+
+const char *emu_before_start(int n)
+{
+    int *in = named("in", n), *out = named("out", n);
+    shift_left<<<(unsigned)ceil_div(n, 256), 256>>>(out, in, n);
+    const char *error = finish();
+    free_named(in);
+    free_named(out);
+    return error;
+}
+
+/* an index far too large: with arrays packed close, out[far] would land in
+ * the next array (here: one allocated just after out, large enough) */
+__global__ void store_far(int *out, int far)
+{
+    out[threadIdx.x + far] = 7; /* LINE: store far away */
+}
+
+const char *emu_far_store(int n, int far)
+{
+    int *out = named("out", n), *next = named("next", (size_t)far * 2);
+    store_far<<<1, 32>>>(out, far);
+    const char *error = finish();
+    free_named(out);
+    free_named(next);
+    return error;
+}
+
+const char *emu_use_after_free(int n)
+{
+    int *in = named("in", n), *out = named("out", n);
+    free_named(in);
+    copy_unchecked<<<1, 32>>>(out, in);
+    const char *error = finish();
+    free_named(out);
+    return error;
 }
 
 /* ---- CUB, emulated: the calls a lab's library row makes ------------------- */

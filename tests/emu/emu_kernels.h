@@ -35,6 +35,10 @@ const char *emu_tree_sum(int *out, const int *in, int blocks, int block, int pla
 const char *emu_warp_scan(int *out, const int *in, int planted);
 const char *emu_shared_histogram(int *bins, const int *in, int n);
 const char *emu_out_of_bounds(int n);
+const char *emu_named_out_of_bounds(int n);
+const char *emu_before_start(int n);
+const char *emu_far_store(int n, int far);
+const char *emu_use_after_free(int n);
 const char *emu_cub_device(int *sum, int *scan, int *histogram, const int *in, int n);
 const char *emu_cub_block_scan(int *out, const int *in, int blocks);
 

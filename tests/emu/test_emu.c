@@ -3,6 +3,7 @@
  * planted bugs are stopped with a message naming what went wrong. */
 #include <criterion/criterion.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,6 +32,39 @@ static void expect_error_saying(const char *error, const char *const *phrases)
 static void expect_success(const char *error)
 {
     cr_assert_null(error, "the launch failed: %s", error);
+}
+
+/* "tests/emu/emu_kernels.cu:42", the line of that file marked
+ * "LINE: <what>", as reports give it (run from the workbook's folder). */
+static const char *line_of(const char *what)
+{
+    static char found[8][80];
+    static int next;
+    char marker[200], text[1000];
+    snprintf(marker, sizeof marker, "LINE: %s */", what);
+    FILE *f = fopen("tests/emu/emu_kernels.cu", "r");
+    cr_assert_not_null(f, "tests/emu/emu_kernels.cu not found: run the tests from the workbook's folder");
+    int number = 0, at = 0;
+    while (!at && fgets(text, sizeof text, f)) {
+        number++;
+        if (strstr(text, marker))
+            at = number;
+    }
+    fclose(f);
+    cr_assert(at, "no line of tests/emu/emu_kernels.cu is marked \"%s\"", marker);
+    char *line = found[next++ % 8];
+    snprintf(line, sizeof found[0], "tests/emu/emu_kernels.cu:%d", at);
+    return line;
+}
+
+/* "(tests/emu/emu_kernels.cu:42)" */
+static const char *at_line(const char *what)
+{
+    static char found[8][90];
+    static int next;
+    char *text = found[next++ % 8];
+    snprintf(text, sizeof found[0], "(%s)", line_of(what));
+    return text;
 }
 
 static void start(void) { seed = seed_from_env(); }
@@ -303,10 +337,49 @@ Test(emu, passes_atomics_on_shared_memory, TIMEOUT)
 
 Test(emu, stops_an_access_past_the_end_of_a_device_allocation, TIMEOUT)
 {
+    char what[300];
+    snprintf(what, sizeof what, "reads 4 bytes at byte 4000 of a 4000-byte device allocation %s, "
+             "just past its end", at_line("copy without bounds test"));
     expect_error_saying(emu_out_of_bounds(1000),
-                        (const char *[]){"kernel copy_unchecked", "block (3, 0, 0), thread 232",
-                                         "reads 4 bytes at the end of a 4000-byte device allocation, just past it",
-                                         "tests/emu/emu_kernels.cu:", "bounds check", NULL});
+                        (const char *[]){"kernel copy_unchecked, block (3, 0, 0), thread 232", what,
+                                         "a missing or wrong bounds test (i < n)?", NULL});
+}
+
+Test(emu, names_the_array_and_index_read_past_its_end, TIMEOUT)
+{
+    char what[300];
+    snprintf(what, sizeof what, "thread 232 reads in[1000] %s, past the end of 'in' (1000 "
+             "elements): a missing or wrong bounds test (i < n)?",
+             at_line("copy without bounds test"));
+    expect_error_saying(emu_named_out_of_bounds(1000),
+                        (const char *[]){"kernel copy_unchecked, block (3, 0, 0), ", what, NULL});
+}
+
+Test(emu, names_the_array_and_index_written_before_its_start, TIMEOUT)
+{
+    char what[300];
+    snprintf(what, sizeof what, "thread 0 writes out[-1] %s, before the start of 'out' (1000 "
+             "elements): an index that went below zero", at_line("store one to the left"));
+    expect_error_saying(emu_before_start(1000),
+                        (const char *[]){"kernel shift_left, block (0, 0, 0), ", what, NULL});
+}
+
+Test(emu, stops_a_store_far_past_every_array, TIMEOUT)
+{
+    char what[300];
+    snprintf(what, sizeof what, "thread 0 writes out[1000000] %s, past the end of 'out' (1000 "
+             "elements)", at_line("store far away"));
+    expect_error_saying(emu_far_store(1000, 1000000),
+                        (const char *[]){"kernel store_far, block (0, 0, 0), ", what, NULL});
+}
+
+Test(emu, stops_a_read_of_a_freed_array, TIMEOUT)
+{
+    char what[300];
+    snprintf(what, sizeof what, "thread 0 reads in[0] %s, but 'in' was freed with cudaFree",
+             at_line("copy without bounds test"));
+    expect_error_saying(emu_use_after_free(1000),
+                        (const char *[]){"kernel copy_unchecked, block (0, 0, 0), ", what, NULL});
 }
 
 /* ---- CUB ---------------------------------------------------------------------------------- */
