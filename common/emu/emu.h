@@ -18,6 +18,8 @@ const unsigned WARPS = MAX_THREADS / 32;
  * and as much again for the static __shared__ variables of every kernel. */
 const size_t SHARED_DYNAMIC = 227 * 1024;
 const size_t SHARED_STATIC = 227 * 1024;
+/* Calls a fiber records, outermost first, to name its kernel in reports. */
+const unsigned CALLERS = 8;
 
 /* A place to go back to: the callee-saved registers, the stack pointer
  * and the next instruction. On x86-64 emu.cpp saves and restores them
@@ -35,10 +37,18 @@ enum state { READY, AT_BARRIER, AT_WARP, DONE };
 /* A warp collective a lane is waiting in, and then its result. */
 struct warp_call {
     const char *what; /* "__shfl_down_sync", ... */
+    const void *pc;   /* the call's return address, for reports */
     unsigned mask;
     int op;                /* which collective: emu.cpp's warp_op */
     int kind, lane, width; /* a shuffle's */
     unsigned long long value, result;
+};
+
+/* The instrumented calls a thread is in: the return addresses of the
+ * first CALLERS of them, outermost first, and how many there are. */
+struct calls {
+    unsigned depth;
+    const void *at[CALLERS];
 };
 
 /* A fiber is made once per worker and thread index, then runs that thread
@@ -48,7 +58,9 @@ struct fiber {
     state now;
     bool started;
     uint3 index;
-    place context; /* where it stopped; switches need no system call */
+    const void *barrier_pc; /* the __syncthreads() it waits at */
+    place context;          /* where it stopped; switches need no system call */
+    calls in;               /* to name the kernel (memory.cpp records them) */
     warp_call call;
     ucontext_t start; /* used once, to enter the fiber's stack */
 };
@@ -69,8 +81,9 @@ struct block_runner {
     char *stacks;
     fiber fibers[MAX_THREADS];
     place scheduler;
-    const std::function<void()> *body;
-    const char *kernel;
+    void (*run)(const void *body);
+    const void *body;
+    const char *kernel; /* the launch's text, when the name cannot be found */
     emu_launch_config config;
     uint3 block;
     unsigned threads, current;
@@ -90,11 +103,19 @@ extern thread_local block_runner *runner; /* null outside kernels */
 void fail_launch(const std::string &why);
 void wait(state why);             /* from a fiber: back to the scheduler */
 [[noreturn]] void abandon_thread();
-/* "kernel reduce_stage1, block (3, 0, 0), thread (17, 0, 0)" */
-std::string where(unsigned thread);
+/* "kernel reduce_stage1_kernel<int>, block (3, 0, 0), thread 17", the
+ * kernel named from the thread's calls and a code address in it */
+std::string where(unsigned thread, const void *pc);
+std::string block_where(const block_runner &r, unsigned thread, const void *pc);
+std::string block_where(const block_runner &r, const calls &in, const void *pc);
 std::string thread_name(unsigned thread);
-/* "reduce.cu:42" for a code address, or "" when it cannot be told */
-std::string source_line(const void *pc);
+unsigned workers();
+
+/* symbols.cpp: reports' names and lines, from the program's debug info.
+ * pc is a return address. */
+std::string source_line(const void *pc); /* "labs/reduce/reduce.cu:42", or "" */
+std::string at_line(const void *pc);     /* " (labs/reduce/reduce.cu:42)", or "" */
+std::string kernel_name(const calls &in, const void *pc, const char *fallback);
 
 /* memory.cpp */
 void prepare_shared(block_runner &r);
@@ -103,7 +124,6 @@ void next_phase(block_runner &r);
 void note_atomic(void *p, size_t size, const void *pc);
 void *device_alloc(size_t bytes);
 bool device_free(void *p);
-unsigned workers();
 
 } // namespace emu
 

@@ -20,14 +20,11 @@
  * source lines involved. */
 #include "emu.h"
 
-#include <dlfcn.h>
 #include <sys/mman.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
-#include <map>
 #include <mutex>
 
 namespace emu {
@@ -146,8 +143,6 @@ static std::string target(const allocation &a, const char *p, size_t size)
            std::to_string(index) + "]";
 }
 
-static std::string at_line(const void *pc);
-
 /* "reads in[1025] (reduce.cu:95), past the end of 'in' (1025 elements): ..." */
 static std::string device_access(const char *p, size_t size, const char *verb, const void *pc)
 {
@@ -182,7 +177,7 @@ static void check_device(block_runner &r, const char *p, size_t size, bool write
         r.seen_hi = a->hi;
         return;
     }
-    fail_launch(where(r.current) + " " + device_access(p, size, write ? "writes" : "reads", pc));
+    fail_launch(where(r.current, pc) + " " + device_access(p, size, write ? "writes" : "reads", pc));
     abandon_thread();
 }
 
@@ -325,24 +320,19 @@ static bool ordered(const block_runner &r, unsigned a, unsigned a_step, unsigned
 }
 
 [[noreturn]] static void report_race(block_runner &r, const unsigned char *p, unsigned other,
-                                     bool other_wrote, const void *other_pc, bool i_write,
+                                     bool other_wrote, const void *other_pc, bool writes,
                                      const void *pc)
 {
     unsigned me = r.current;
-    std::string mine = source_line(pc), theirs = source_line(other_pc);
-    bool same_warp = me / 32 == other / 32;
-    fail_launch(
-        std::string("kernel ") + r.kernel + ", block (" + std::to_string(r.block.x) + ", " +
-        std::to_string(r.block.y) + ", " + std::to_string(r.block.z) +
-        "): a race on shared memory. " + thread_name(me) + (i_write ? " writes " : " reads ") +
-        shared_name(r, p) + (mine.empty() ? "" : " (" + mine + ")") + ", which " +
-        thread_name(other) + (other_wrote ? " wrote" : " read") +
-        (theirs.empty() ? "" : " (" + theirs + ")") +
-        (same_warp ? " since the last __syncthreads() or __syncwarp(). The two are in one warp, "
-                     "but a warp's threads do not run in lockstep: a __syncwarp() between the "
-                     "two accesses is missing (volatile is not enough)"
-                   : " since the last __syncthreads(): a __syncthreads() between the two "
-                     "accesses is missing"));
+    fail_launch(block_where(r, me, pc) + ": a race on shared memory. " + thread_name(me) +
+                (writes ? " writes " : " reads ") + shared_name(r, p) + at_line(pc) + ", which " +
+                thread_name(other) + (other_wrote ? " wrote" : " read") + at_line(other_pc) +
+                (me / 32 != other / 32
+                     ? " since the last __syncthreads(): a __syncthreads() between the two "
+                       "accesses is missing"
+                     : " since the last __syncthreads() or __syncwarp(). The two are in one "
+                       "warp, but a warp's threads do not run in lockstep: a __syncwarp() "
+                       "between the two accesses is missing (volatile is not enough)"));
     abandon_thread();
 }
 
@@ -353,11 +343,10 @@ static void check_shared(block_runner &r, unsigned char *p, size_t size, bool wr
 {
     size_t at = (size_t)(p - r.shared);
     if (at >= SHARED_STATIC && at + size > SHARED_STATIC + r.config.shared_bytes) {
-        fail_launch(where(r.current) + (write ? " writes " : " reads ") + shared_name(r, p) +
-                    ", past the " + std::to_string(r.config.shared_bytes) +
+        fail_launch(where(r.current, pc) + (write ? " writes " : " reads ") + shared_name(r, p) +
+                    at_line(pc) + ", past the " + std::to_string(r.config.shared_bytes) +
                     " bytes of dynamic shared memory the launch asked for (the third "
-                    "<<<grid, block, bytes>>> argument)" +
-                    (source_line(pc).empty() ? "" : ", at " + source_line(pc)));
+                    "<<<grid, block, bytes>>> argument)");
         abandon_thread();
     }
     unsigned me = r.current, step = r.warp_step[me / 32];
@@ -417,52 +406,23 @@ void note_atomic(void *p, size_t size, const void *pc)
         check_device(*r, (const char *)p, size, true, pc);
 }
 
-/* ---- source lines, for reports: addr2line reads the program's debug info ---- */
-
-std::string source_line(const void *pc)
+/* Instrumented functions say when they are entered and left: the outermost
+ * calls name the kernel in reports. */
+static void enter(void *caller)
 {
-    static std::mutex lock;
-    static std::map<const void *, std::string> known;
-    Dl_info info, self;
-    char program[64];
-    if (!pc || !dladdr(pc, &info) || !info.dli_fname)
-        return "";
-    /* the program itself: its own name may have changed (Criterion renames
-     * the processes that run tests) */
-    if (dladdr((void *)&source_line, &self) && self.dli_fbase == info.dli_fbase)
-    {
-        snprintf(program, sizeof program, "/proc/%d/exe", (int)getpid());
-        info.dli_fname = program;
-    }
-    std::lock_guard<std::mutex> hold(lock);
-    auto hit = known.find(pc);
-    if (hit != known.end())
-        return hit->second;
-    char command[600], line[400] = "";
-    /* pc is the return address: the call is the instruction before it */
-    snprintf(command, sizeof command, "addr2line -e '%s' 0x%zx 2>/dev/null", info.dli_fname,
-             (size_t)((const char *)pc - 1 - (const char *)info.dli_fbase));
-    if (FILE *f = popen(command, "r")) {
-        if (!fgets(line, sizeof line, f))
-            line[0] = 0;
-        pclose(f);
-    }
-    std::string text(line);
-    text = text.substr(0, text.find_first_of(" \n"));
-    char here[4096];
-    if (getcwd(here, sizeof here) && text.rfind(std::string(here) + "/", 0) == 0)
-        text = text.substr(strlen(here) + 1); /* tests/emu/emu_kernels.cu:42 */
-    if (text.empty() || text[0] == '?' || text.find(":?") != std::string::npos ||
-        text.size() < 3 || text.substr(text.size() - 2) == ":0")
-        text = "";
-    return known[pc] = text;
+    block_runner *r = runner;
+    if (!r)
+        return;
+    calls &in = r->fibers[r->current].in;
+    if (in.depth < CALLERS)
+        in.at[in.depth] = caller;
+    in.depth++;
 }
 
-/* " (labs/reduce/reduce.cu:42)", or nothing when the line is unknown */
-static std::string at_line(const void *pc)
+static void leave()
 {
-    std::string line = source_line(pc);
-    return line.empty() ? "" : " (" + line + ")";
+    if (block_runner *r = runner)
+        r->fibers[r->current].in.depth--;
 }
 
 } // namespace emu
@@ -472,8 +432,8 @@ static std::string at_line(const void *pc)
 #define PC __builtin_return_address(0)
 extern "C" {
 void __tsan_init() {}
-void __tsan_func_entry(void *) {}
-void __tsan_func_exit() {}
+void __tsan_func_entry(void *caller) { enter(caller); }
+void __tsan_func_exit() { leave(); }
 void __tsan_read1(void *p) { access(p, 1, false, PC); }
 void __tsan_read2(void *p) { access(p, 2, false, PC); }
 void __tsan_read4(void *p) { access(p, 4, false, PC); }

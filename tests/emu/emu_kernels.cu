@@ -143,7 +143,7 @@ __global__ void barrier_in_branch(int *out)
 {
     if (threadIdx.x < 16) {
         out[threadIdx.x] = 1;
-        __syncthreads();
+        __syncthreads(); /* LINE: barrier in branch */
     }
 }
 
@@ -151,6 +151,26 @@ const char *emu_divergent_barrier(void)
 {
     int *d = to_device(NULL, 64);
     barrier_in_branch<<<2, 64>>>(d);
+    return finish();
+}
+
+/* A planted bug: warps 0 and 1 wait at one barrier, the others at another. */
+__global__ void two_barriers(int *out)
+{
+    unsigned t = threadIdx.x;
+    if (t < 64) {
+        out[t] = 1;
+        __syncthreads(); /* LINE: first of two barriers */
+    } else {
+        __syncthreads(); /* LINE: second of two barriers */
+    }
+    out[t] += 2;
+}
+
+const char *emu_two_barriers(void)
+{
+    int *d = to_device(NULL, 128);
+    two_barriers<<<1, 128>>>(d);
     return finish();
 }
 
@@ -217,8 +237,8 @@ __global__ void half_warp_shuffle(int *out)
 {
     int v = (int)threadIdx.x;
     if (threadIdx.x % 32 < 16)
-        v = __shfl_down_sync(0xffffffffu, v, 1);
-    __syncthreads();
+        v = __shfl_down_sync(0xffffffffu, v, 1); /* LINE: half-warp shuffle */
+    __syncthreads();                             /* LINE: barrier after the shuffle */
     out[threadIdx.x] = v;
 }
 
@@ -475,6 +495,23 @@ const char *emu_use_after_free(int n)
     int *in = named("in", n), *out = named("out", n);
     free_named(in);
     copy_unchecked<<<1, 32>>>(out, in);
+    const char *error = finish();
+    free_named(out);
+    return error;
+}
+
+/* ---- the kernel's name, launched through a pointer ------------------------ */
+
+template <typename T> __global__ void one_too_far(T *out)
+{
+    out[threadIdx.x + 1] = T(1); /* LINE: one too far, through a pointer */
+}
+
+const char *emu_kernel_pointer(void)
+{
+    int *out = named("out", 64);
+    void (*k)(int *) = one_too_far<int>;
+    k<<<1, 64>>>(out);
     const char *error = finish();
     free_named(out);
     return error;

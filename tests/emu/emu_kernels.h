@@ -24,6 +24,7 @@ const char *emu_shared_poison(int *out, int blocks);
 const char *emu_dynamic_shared_reverse(int *out, const int *in, int blocks, int block);
 const char *emu_dynamic_shared_too_small(void);
 const char *emu_divergent_barrier(void);
+const char *emu_two_barriers(void);
 const char *emu_barrier_counts(int *out, int block);
 const char *emu_shuffles(int *out, int block);
 const char *emu_votes(int *out, int block);
@@ -39,6 +40,7 @@ const char *emu_named_out_of_bounds(int n);
 const char *emu_before_start(int n);
 const char *emu_far_store(int n, int far);
 const char *emu_use_after_free(int n);
+const char *emu_kernel_pointer(void);
 const char *emu_cub_device(int *sum, int *scan, int *histogram, const int *in, int n);
 const char *emu_cub_block_scan(int *out, const int *in, int blocks);
 

@@ -140,10 +140,24 @@ Test(emu, stops_an_access_past_the_dynamic_shared_memory, TIMEOUT)
 
 Test(emu, stops_a_barrier_that_not_every_thread_reaches, TIMEOUT)
 {
+    char waits[200];
+    snprintf(waits, sizeof waits, "wait at __syncthreads() %s", at_line("barrier in branch"));
     expect_error_saying(emu_divergent_barrier(),
                         (const char *[]){"kernel barrier_in_branch, block (", /* either block may be first */
-                                         "threads 0, 1, 2", "wait at __syncthreads()",
-                                         "threads 16, 17", "returned without reaching it", NULL});
+                                         "threads 0, 1, 2", waits, "threads 16, 17",
+                                         "returned without reaching it", NULL});
+}
+
+Test(emu, stops_threads_waiting_at_two_different_barriers, TIMEOUT)
+{
+    char first[200], second[200];
+    snprintf(first, sizeof first, "threads 0, 1, 2, 3, 4, 5, 6, 7 and 56 more wait at the "
+             "__syncthreads() of %s", line_of("first of two barriers"));
+    snprintf(second, sizeof second, "threads 64, 65, 66, 67, 68, 69, 70, 71 and 56 more wait at "
+             "the one of %s", line_of("second of two barriers"));
+    expect_error_saying(emu_two_barriers(),
+                        (const char *[]){"kernel two_barriers, block (0, 0, 0)", first, second,
+                                         "must all meet at the same __syncthreads()", NULL});
 }
 
 Test(emu, counts_votes_at_block_barriers, TIMEOUT)
@@ -210,10 +224,13 @@ Test(emu, votes_across_a_warp, TIMEOUT)
 
 Test(emu, stops_a_warp_collective_that_a_lane_of_its_mask_never_reaches, TIMEOUT)
 {
+    char shuffle[200], barrier[200];
+    snprintf(shuffle, sizeof shuffle, "wait in __shfl_down_sync %s", at_line("half-warp shuffle"));
+    snprintf(barrier, sizeof barrier, "wait at __syncthreads() %s instead",
+             at_line("barrier after the shuffle"));
     expect_error_saying(emu_missing_lane(),
-                        (const char *[]){"kernel half_warp_shuffle", "warp 0",
-                                         "wait in __shfl_down_sync", "lanes 16, 17",
-                                         "wait at __syncthreads() instead", NULL});
+                        (const char *[]){"kernel half_warp_shuffle", "warp 0", shuffle,
+                                         "lanes 16, 17", barrier, NULL});
 }
 
 /* ---- intrinsics and atomics ------------------------------------------------------- */
@@ -381,6 +398,17 @@ Test(emu, stops_a_read_of_a_freed_array, TIMEOUT)
     expect_error_saying(emu_use_after_free(1000),
                         (const char *[]){"kernel copy_unchecked, block (0, 0, 0), ", what, NULL});
 }
+
+/* ---- names ----------------------------------------------------------------------------------- */
+
+Test(emu, names_a_kernel_launched_through_a_pointer, TIMEOUT)
+{
+    char what[300];
+    snprintf(what, sizeof what, "kernel one_too_far<int>, block (0, 0, 0), thread 63 writes "
+             "out[64] %s", at_line("one too far, through a pointer"));
+    expect_error_saying(emu_kernel_pointer(), (const char *[]){what, NULL});
+}
+
 
 /* ---- CUB ---------------------------------------------------------------------------------- */
 
