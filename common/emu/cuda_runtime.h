@@ -7,8 +7,9 @@
  * returns or must wait: at __syncthreads for the whole block, at a warp
  * collective (__shfl_sync, __ballot_sync, __syncwarp...) for the lanes of its
  * mask. emu.cpp holds the scheduler, memory.cpp the memory checks (shared
- * memory races, out-of-bounds device accesses), symbols.cpp the names and
- * lines in reports, runtime.cpp the rest.
+ * memory races, out-of-bounds device accesses), faults.cpp what stops a
+ * kernel thread that crashes, symbols.cpp the names and lines in reports,
+ * runtime.cpp the rest.
  *
  * Faithful: indexing, bounds, which elements are written, barriers, warp
  * collectives, atomics (blocks really run in parallel), races on shared

@@ -12,7 +12,6 @@
 #undef _FORTIFY_SOURCE /* its longjmp check refuses jumps between stacks */
 #include "emu.h"
 
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -28,8 +27,6 @@ thread_local dim3 blockDim, gridDim;
 namespace emu {
 
 thread_local block_runner *runner;
-
-const size_t STACK_BYTES = 256 * 1024;
 
 std::string failure; /* what went wrong in the last failed launch, in words */
 std::mutex failure_lock;
@@ -159,18 +156,33 @@ static void fiber_main()
     }
 }
 
+/* Run thread t until it waits, returns or crashes. */
 static void resume(block_runner &r, unsigned t)
 {
     fiber &f = r.fibers[t];
+    char *stack = r.stacks + t * STACK_SLOT + STACK_GUARD;
     r.current = t;
     threadIdx = f.index;
-    if (SAVE(r.scheduler))
+    r.stack_floor = stack + STACK_BYTES / 16; /* room for calls the check does not see */
+    if (SAVE(r.scheduler)) {
+        r.in_fiber = false;
+        if (r.crashed.signal) {
+            fail_launch(crash_report(r, t));
+            r.crashed = crash();
+        }
         return; /* the fiber waits, or is done */
+    }
+    r.in_fiber = true;
     if (f.started)
         JUMP(f.context);
+    if (!map_stack(r, t)) {
+        r.in_fiber = false;
+        fail_launch("emulation: cannot map a stack for a kernel thread");
+        return;
+    }
     f.started = true;
     getcontext(&f.start);
-    f.start.uc_stack.ss_sp = r.stacks + (size_t)t * STACK_BYTES;
+    f.start.uc_stack.ss_sp = stack;
     f.start.uc_stack.ss_size = STACK_BYTES;
     f.start.uc_link = nullptr;
     makecontext(&f.start, fiber_main, 0);
@@ -383,14 +395,14 @@ static bool one_barrier(block_runner &r)
 
 static void run_block_fibers(block_runner &r, uint3 b);
 
-/* A block's fibers that did not get to the end (the launch failed) are
- * midway through the kernel: they start afresh next time. */
+/* A failed launch leaves fibers midway through the kernel, and a stack
+ * overflow may have hit a neighbour's stack: all start afresh next time. */
 static void run_block(block_runner &r, uint3 b)
 {
     run_block_fibers(r, b);
-    for (unsigned t = 0; t < r.threads; t++)
-        if (r.fibers[t].now != DONE)
-            r.fibers[t].started = false;
+    if (aborted)
+        for (fiber &f : r.fibers)
+            f.started = false;
 }
 
 static void run_block_fibers(block_runner &r, uint3 b)
@@ -458,16 +470,14 @@ static void run_blocks(launch_job &job)
 {
     static thread_local block_runner *mine;
     if (!mine) {
-        mine = new block_runner();
-        /* reserved, not committed: pages appear as stacks grow */
-        void *p = mmap(nullptr, STACK_BYTES * MAX_THREADS, PROT_READ | PROT_WRITE,
-                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-        if (p == MAP_FAILED) {
+        block_runner *fresh = new block_runner();
+        if (!reserve_stacks(*fresh)) {
+            delete fresh;
             fail_launch("emulation: cannot reserve memory for fiber stacks");
             return;
         }
-        mine->stacks = (char *)p;
-        prepare_shared(*mine);
+        prepare_shared(*fresh);
+        mine = fresh;
     }
     block_runner &r = *mine;
     r.config = job.config;
@@ -557,6 +567,7 @@ void emu_launch_body(emu_launch_config c, const char *kernel, void (*run)(const 
     }
     static pool &workers_pool = *new pool(); /* never destroyed: its threads wait on it */
     launch_job job{c, kernel, run, body, blocks, {0}};
+    watch_faults();
     aborted = false;
     workers_pool.run(job);
     if (aborted)

@@ -18,6 +18,12 @@ const unsigned WARPS = MAX_THREADS / 32;
  * and as much again for the static __shared__ variables of every kernel. */
 const size_t SHARED_DYNAMIC = 227 * 1024;
 const size_t SHARED_STATIC = 227 * 1024;
+const size_t STACK_BYTES = 256 * 1024; /* each kernel thread's */
+/* Below each stack, never mapped: addresses only, so large enough that a
+ * big local array in a function the compiler did not instrument (no check
+ * at its entry) lands in it rather than in the next fiber's stack. */
+const size_t STACK_GUARD = 1024 * 1024;
+const size_t STACK_SLOT = STACK_GUARD + STACK_BYTES;
 /* Calls a fiber records, outermost first, to name its kernel in reports. */
 const unsigned CALLERS = 8;
 
@@ -56,13 +62,23 @@ struct calls {
  * touches comes first, on few cache lines. */
 struct fiber {
     state now;
-    bool started;
+    bool started, mapped; /* mapped: its stack is usable (faults.cpp) */
     uint3 index;
     const void *barrier_pc; /* the __syncthreads() it waits at */
     place context;          /* where it stopped; switches need no system call */
     calls in;               /* to name the kernel (memory.cpp records them) */
     warp_call call;
     ucontext_t start; /* used once, to enter the fiber's stack */
+};
+
+/* A kernel thread's crash, caught by faults.cpp. Code addresses in reports
+ * are return addresses, one past the instruction meant: pc is too. */
+const int STACK_OVERFLOW = -1; /* signal, when the check at function entry saw it */
+struct crash {
+    int signal, code; /* 0 when none; code is the signal's si_code */
+    const void *address, *pc;
+    const char *sp; /* the stack pointer, or null when unknown */
+    int access;     /* 0 unknown, 1 read, 2 write */
 };
 
 /* The race detector's record of one 4-byte word of shared memory: who last
@@ -78,7 +94,10 @@ struct word_record {
 
 /* One per worker: the block it is running, its fibers and its memory. */
 struct block_runner {
-    char *stacks;
+    char *stacks;      /* one slot per fiber: a guard zone, then the stack */
+    char *stack_floor; /* the running fiber's lowest usable address */
+    bool in_fiber;     /* a kernel thread runs, so a crash is its */
+    crash crashed;
     fiber fibers[MAX_THREADS];
     place scheduler;
     void (*run)(const void *body);
@@ -124,6 +143,16 @@ void next_phase(block_runner &r);
 void note_atomic(void *p, size_t size, const void *pc);
 void *device_alloc(size_t bytes);
 bool device_free(void *p);
+bool is_device(const void *p);
+/* "reads in[1025] (reduce.cu:95), past the end of 'in' (1025 elements): ..." */
+std::string device_access(const char *p, size_t size, const char *verb, const void *pc);
+
+/* faults.cpp */
+bool reserve_stacks(block_runner &r);
+bool map_stack(block_runner &r, unsigned thread); /* before the fiber's first run */
+void watch_faults();
+[[noreturn]] void stack_overflow(const void *pc);
+std::string crash_report(const block_runner &r, unsigned thread);
 
 } // namespace emu
 

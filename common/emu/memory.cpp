@@ -113,7 +113,7 @@ bool device_free(void *p)
     return true;
 }
 
-static bool is_device(const void *p) { return (size_t)((const char *)p - arena) < arena_bytes; }
+bool is_device(const void *p) { return (size_t)((const char *)p - arena) < arena_bytes; }
 
 /* The allocation whose array lies nearest to [p, p + size), freed or not. */
 static const allocation *nearest(const char *p, size_t size)
@@ -143,8 +143,7 @@ static std::string target(const allocation &a, const char *p, size_t size)
            std::to_string(index) + "]";
 }
 
-/* "reads in[1025] (reduce.cu:95), past the end of 'in' (1025 elements): ..." */
-static std::string device_access(const char *p, size_t size, const char *verb, const void *pc)
+std::string device_access(const char *p, size_t size, const char *verb, const void *pc)
 {
     const allocation *a = nearest(p, size);
     std::string line = at_line(pc), text = std::string(verb) + " ";
@@ -407,8 +406,9 @@ void note_atomic(void *p, size_t size, const void *pc)
 }
 
 /* Instrumented functions say when they are entered and left: the outermost
- * calls name the kernel in reports. */
-static void enter(void *caller)
+ * calls name the kernel in reports, and the stack's depth is checked, since
+ * one large local array can jump past a guard zone. */
+static void enter(void *caller, const void *pc)
 {
     block_runner *r = runner;
     if (!r)
@@ -417,6 +417,8 @@ static void enter(void *caller)
     if (in.depth < CALLERS)
         in.at[in.depth] = caller;
     in.depth++;
+    if ((char *)__builtin_frame_address(0) < r->stack_floor)
+        stack_overflow(pc);
 }
 
 static void leave()
@@ -432,7 +434,7 @@ static void leave()
 #define PC __builtin_return_address(0)
 extern "C" {
 void __tsan_init() {}
-void __tsan_func_entry(void *caller) { enter(caller); }
+void __tsan_func_entry(void *caller) { enter(caller, PC); }
 void __tsan_func_exit() { leave(); }
 void __tsan_read1(void *p) { access(p, 1, false, PC); }
 void __tsan_read2(void *p) { access(p, 2, false, PC); }

@@ -3,6 +3,9 @@
  * give the right answer; some carry a planted bug the emulation must name.
  * Each entry point returns NULL when the launch succeeded, else the error. */
 #include <cub/cub.cuh>
+#include <stdio.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "workbook.cuh"
 #include "emu_kernels.h"
@@ -49,6 +52,16 @@ static int *named(const char *name, size_t n)
 }
 
 static void free_named(int *d) { CUDA_CHECK(cudaFree((char *)d - GUARD)); }
+
+/* The error string outlives the next launch's. */
+static const char *kept(const char *error)
+{
+    static char text[4096];
+    if (!error)
+        return NULL;
+    snprintf(text, sizeof text, "%s", error);
+    return text;
+}
 
 /* ---- the rewriter: a launch of a template, spread over lines, among
  *      comments and strings that look like CUDA syntax ---------------------- */
@@ -497,6 +510,103 @@ const char *emu_use_after_free(int n)
     copy_unchecked<<<1, 32>>>(out, in);
     const char *error = finish();
     free_named(out);
+    return error;
+}
+
+/* ---- crashes inside a kernel: reported, and the next launch works -------- */
+
+__global__ void store_through(int *p)
+{
+    p[threadIdx.x] = 1; /* LINE: store through a wild pointer */
+}
+
+/* the divisors come from memory, zeros: a compiler that saw a constant 0
+ * would trap (SIGILL) instead of dividing */
+__global__ void divide(int *out, const int *by)
+{
+    out[threadIdx.x] = 1000 / by[threadIdx.x]; /* LINE: divide by zero */
+}
+
+/* 400 KB of locals, used only here: the compiler instruments nothing, so
+ * nothing is checked at its entry, and the guard zone below the stack stops
+ * it. */
+__attribute__((noinline)) __device__ int with_big_array(unsigned t)
+{
+    volatile int big[100000];
+    big[t * 1000] = (int)t; /* LINE: into a big local array */
+    return big[t * 1000];
+}
+
+/* 4 MB of locals: from thread 5, past the guard zone and into a stack below
+ * it. Only the check at its entry (it is instrumented) can stop it. */
+__attribute__((noinline)) __device__ void with_huge_array(int *out, unsigned t)
+{ /* LINE: a function with a huge local array */
+    volatile int huge[1000000];
+    huge[t * 1000] = (int)t;
+    out[t] = huge[t * 1000];
+}
+
+__global__ void big_local_array(int *out, bool huge)
+{
+    if (threadIdx.x != 5)
+        out[threadIdx.x] = 0;
+    else if (huge)
+        with_huge_array(out, threadIdx.x);
+    else
+        out[threadIdx.x] = with_big_array(threadIdx.x);
+}
+
+/* Not instrumented, so no check at its entry: only a guard zone stops it. */
+__attribute__((no_sanitize_thread)) __device__ int deep(int n)
+{
+    volatile char pad[1024];
+    pad[n % 1024] = (char)n;
+    if (n == 0)
+        return 0;
+    return deep(n - 1) + pad[n * 7 % 1024];
+}
+
+/* Thread 5 goes about 200 KB past its stack: into thread 4's, but for the
+ * guard zone between them. */
+__global__ void recurse(int *out, int depth)
+{
+    out[threadIdx.x] = deep(threadIdx.x == 5 ? depth : 0);
+}
+
+/* After a launch failed, cudaDeviceReset, then a correct launch: 1 if it
+ * gives the right answer. */
+static int next_launch_works(void)
+{
+    cudaDeviceReset();
+    enum { N = 100 };
+    int *d = to_device(NULL, N), h[N];
+    scale_index<int, 2><<<1, 128>>>(d, N);
+    if (finish_ints(h, d, N))
+        return 0;
+    for (int i = 0; i < N; i++)
+        if (h[i] != 2 * i)
+            return 0;
+    return 1;
+}
+
+const char *emu_crash(int what, int *then_ok)
+{
+    int *in = to_device(NULL, 64), *out = to_device(NULL, 64);
+    long page = sysconf(_SC_PAGESIZE);
+    void *gone = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    munmap(gone, page); /* an address no memory is at */
+    if (what == CRASH_WILD_POINTER)
+        store_through<<<1, 32>>>((int *)gone);
+    else if (what == CRASH_DIVISION)
+        divide<<<1, 32>>>(out, in);
+    else if (what == CRASH_LOCAL_ARRAY || what == CRASH_HUGE_LOCAL_ARRAY)
+        big_local_array<<<1, 32>>>(out, what == CRASH_HUGE_LOCAL_ARRAY);
+    else
+        recurse<<<1, 32>>>(out, 400);
+    const char *error = kept(finish());
+    CUDA_CHECK(cudaFree(in));
+    CUDA_CHECK(cudaFree(out));
+    *then_ok = next_launch_works();
     return error;
 }
 

@@ -40,6 +40,15 @@ const char *emu_named_out_of_bounds(int n);
 const char *emu_before_start(int n);
 const char *emu_far_store(int n, int far);
 const char *emu_use_after_free(int n);
+enum crash_kind {
+    CRASH_WILD_POINTER,
+    CRASH_DIVISION,
+    CRASH_LOCAL_ARRAY,
+    CRASH_HUGE_LOCAL_ARRAY,
+    CRASH_RECURSION
+};
+/* then_ok: whether a correct launch after it (and cudaDeviceReset) works */
+const char *emu_crash(int what, int *then_ok);
 const char *emu_kernel_pointer(void);
 const char *emu_cub_device(int *sum, int *scan, int *histogram, const int *in, int n);
 const char *emu_cub_block_scan(int *out, const int *in, int blocks);

@@ -399,6 +399,59 @@ Test(emu, stops_a_read_of_a_freed_array, TIMEOUT)
                         (const char *[]){"kernel copy_unchecked, block (0, 0, 0), ", what, NULL});
 }
 
+/* ---- crashes --------------------------------------------------------------------------------- */
+
+static void expect_crash(int what, const char *const *phrases)
+{
+    int then_ok = 0;
+    expect_error_saying(emu_crash(what, &then_ok), phrases);
+    cr_expect(then_ok, "the launch after the crash failed or went wrong");
+}
+
+Test(emu, reports_a_store_through_a_wild_pointer, TIMEOUT)
+{
+    char what[300];
+    snprintf(what, sizeof what, "thread 0 writes address 0x");
+    expect_crash(CRASH_WILD_POINTER,
+                 (const char *[]){"kernel store_through, block (0, 0, 0), ", what,
+                                  at_line("store through a wild pointer"),
+                                  "where no memory is mapped", NULL});
+}
+
+Test(emu, reports_an_integer_division_by_zero, TIMEOUT)
+{
+    char what[300];
+    snprintf(what, sizeof what, "thread 0 divides an integer by zero %s",
+             at_line("divide by zero"));
+    expect_crash(CRASH_DIVISION, (const char *[]){"kernel divide, block (0, 0, 0), ", what, NULL});
+}
+
+Test(emu, reports_a_local_array_too_large_for_the_stack, TIMEOUT)
+{
+    char what[300];
+    snprintf(what, sizeof what, "thread 5 used more than its 256 KB stack %s",
+             at_line("into a big local array"));
+    expect_crash(CRASH_LOCAL_ARRAY, (const char *[]){"kernel big_local_array, block (0, 0, 0), ",
+                                                     what, "a large local array", NULL});
+}
+
+Test(emu, reports_a_local_array_that_jumps_past_the_guard_zone, TIMEOUT)
+{
+    char what[300];
+    snprintf(what, sizeof what, "thread 5 used more than its 256 KB stack %s",
+             at_line("a function with a huge local array"));
+    expect_crash(CRASH_HUGE_LOCAL_ARRAY,
+                 (const char *[]){"kernel big_local_array, block (0, 0, 0), ", what, NULL});
+}
+
+Test(emu, reports_a_recursion_that_runs_into_the_guard_zone, TIMEOUT)
+{
+    expect_crash(CRASH_RECURSION,
+                 (const char *[]){"kernel recurse, block (0, 0, 0), thread 5 used more than its "
+                                  "256 KB stack (tests/emu/emu_kernels.cu:",
+                                  "recursion too deep", NULL});
+}
+
 /* ---- names ----------------------------------------------------------------------------------- */
 
 Test(emu, names_a_kernel_launched_through_a_pointer, TIMEOUT)
