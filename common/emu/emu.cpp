@@ -34,9 +34,11 @@ std::atomic<bool> aborted;
 
 void fail_launch(const std::string &why)
 {
+    block_runner *r = runner;
+    std::string text = r && r->raced.found ? race_report(*r) : why;
     std::lock_guard<std::mutex> hold(failure_lock);
     if (!aborted.exchange(true))
-        failure = why;
+        failure = text;
 }
 
 /* ---- switches between fibers: SAVE() returns 0, then 1 when JUMP() comes
@@ -445,6 +447,9 @@ static void run_block_fibers(block_runner &r, uint3 b)
         }
         if (done && at_barrier)
             report_returned(r);
+        /* a race ends the block at its next barrier, or at its end */
+        if (r.raced.found)
+            fail_launch(race_report(r));
         if (at_barrier == 0 || aborted || (!one_place && !one_barrier(r)))
             return;
         for (unsigned t = 0; t < n; t++)

@@ -81,6 +81,18 @@ struct crash {
     int access;     /* 0 unknown, 1 read, 2 write */
 };
 
+/* The race the detector saw first in this block, or the first that spans
+ * two warps: that one shows the fix (__syncthreads(), not __syncwarp()). */
+struct race {
+    bool found, across_warps;
+    const unsigned char *at;
+    unsigned thread, other;
+    bool writes, other_wrote;
+    const void *pc, *other_pc;
+    calls in; /* the first thread's, when it raced */
+    unsigned long long accesses_since; /* a block spinning on a raced word ends */
+};
+
 /* The race detector's record of one 4-byte word of shared memory: who last
  * wrote it and who read it, in which interval between barriers (the phase)
  * and between warp synchronisations (the warp step). */
@@ -113,12 +125,14 @@ struct block_runner {
     word_record *records;                   /* one per word of shared */
     unsigned long long phase;               /* unique per block and barrier interval */
     unsigned warp_step[WARPS];              /* warp synchronisations so far, per warp */
+    race raced;
     const char *seen_lo, *seen_hi; /* device memory a kernel may touch, last seen */
 };
 extern thread_local block_runner *runner; /* null outside kernels */
 
 /* Stop the running launch with a message for the student; from a fiber,
- * abandon_thread() then never returns. */
+ * abandon_thread() then never returns. A race seen in the block is
+ * reported instead: what followed may be its effect. */
 void fail_launch(const std::string &why);
 void wait(state why);             /* from a fiber: back to the scheduler */
 [[noreturn]] void abandon_thread();
@@ -146,6 +160,7 @@ bool device_free(void *p);
 bool is_device(const void *p);
 /* "reads in[1025] (reduce.cu:95), past the end of 'in' (1025 elements): ..." */
 std::string device_access(const char *p, size_t size, const char *verb, const void *pc);
+std::string race_report(const block_runner &r);
 
 /* faults.cpp */
 bool reserve_stacks(block_runner &r);

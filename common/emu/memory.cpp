@@ -16,8 +16,10 @@
  *    on a GPU the result depends on timing. Within a warp, __syncwarp() and
  *    the warp collectives order accesses too.
  *
- * Either finding stops the kernel, with the kernel, block, threads and the
- * source lines involved. */
+ * An access out of bounds stops the kernel at once. A race stops its block
+ * at the next barrier (or the block's end): by then a racing pair that spans
+ * two warps, which shows the fix is a __syncthreads(), may have turned up.
+ * Reports give the kernel, block, threads and source lines involved. */
 #include "emu.h"
 
 #include <sys/mman.h>
@@ -211,6 +213,7 @@ void start_block_memory(block_runner &r)
 {
     poison(r.shared + SHARED_STATIC, r.config.shared_bytes);
     r.touched.clear();
+    r.raced = race();
     r.seen_lo = r.seen_hi = nullptr;
     next_phase(r);
 }
@@ -318,21 +321,44 @@ static bool ordered(const block_runner &r, unsigned a, unsigned a_step, unsigned
     return a / 32 == b / 32 && a_step != r.warp_step[b / 32];
 }
 
-[[noreturn]] static void report_race(block_runner &r, const unsigned char *p, unsigned other,
-                                     bool other_wrote, const void *other_pc, bool writes,
-                                     const void *pc)
+/* A racing pair: noted, and the block goes on to its next barrier, where
+ * one that spans two warps may turn up. */
+static void note_race(block_runner &r, const unsigned char *p, unsigned other, bool other_wrote,
+                      const void *other_pc, bool writes, const void *pc)
 {
-    unsigned me = r.current;
-    fail_launch(block_where(r, me, pc) + ": a race on shared memory. " + thread_name(me) +
-                (writes ? " writes " : " reads ") + shared_name(r, p) + at_line(pc) + ", which " +
-                thread_name(other) + (other_wrote ? " wrote" : " read") + at_line(other_pc) +
-                (me / 32 != other / 32
-                     ? " since the last __syncthreads(): a __syncthreads() between the two "
-                       "accesses is missing"
-                     : " since the last __syncthreads() or __syncwarp(). The two are in one "
-                       "warp, but a warp's threads do not run in lockstep: a __syncwarp() "
-                       "between the two accesses is missing (volatile is not enough)"));
-    abandon_thread();
+    bool across = r.current / 32 != other / 32;
+    if (r.raced.found && (r.raced.across_warps || !across))
+        return;
+    unsigned long long since = r.raced.accesses_since;
+    r.raced = {true, across, p, r.current, other, writes, other_wrote, pc, other_pc,
+               r.fibers[r.current].in, since};
+}
+
+std::string race_report(const block_runner &r)
+{
+    const race &c = r.raced;
+    return block_where(r, c.in, c.pc) + ": a race on shared memory. " + thread_name(c.thread) +
+           (c.writes ? " writes " : " reads ") + shared_name(r, c.at) + at_line(c.pc) +
+           ", which " + thread_name(c.other) + (c.other_wrote ? " wrote" : " read") +
+           at_line(c.other_pc) +
+           (c.across_warps
+                ? " since the last __syncthreads(): a __syncthreads() between the two accesses "
+                  "is missing"
+                : " since the last __syncthreads() or __syncwarp(). The two are in one warp, but "
+                  "a warp's threads do not run in lockstep: a __syncwarp() between the two "
+                  "accesses is missing (volatile is not enough)");
+}
+
+/* After a race the block runs on, but a thread that spins on what the race
+ * left (a flag never set) must not hold it forever. */
+const unsigned long long AFTER_RACE = 1ull << 24; /* accesses: well under a second */
+
+static void after_race(block_runner &r)
+{
+    if (++r.raced.accesses_since > AFTER_RACE) {
+        fail_launch(race_report(r));
+        abandon_thread();
+    }
 }
 
 const unsigned short NOBODY = 0xFFFF;
@@ -353,7 +379,7 @@ static void check_shared(block_runner &r, unsigned char *p, size_t size, bool wr
         word_record &rec = r.records[w];
         if (rec.write_phase == r.phase && rec.writer != me && !(atomic && rec.atomic) &&
             !ordered(r, rec.writer, rec.write_step, me))
-            report_race(r, p, rec.writer, true, rec.write_pc, write, pc);
+            note_race(r, p, rec.writer, true, rec.write_pc, write, pc);
         if (rec.read_phase != r.phase) { /* no reads yet in this phase */
             rec.read_phase = r.phase;
             rec.reader = rec.other_reader = NOBODY;
@@ -361,10 +387,10 @@ static void check_shared(block_runner &r, unsigned char *p, size_t size, bool wr
         }
         if (write) {
             if (rec.reader != me && rec.reader != NOBODY && !ordered(r, rec.reader, rec.read_step, me))
-                report_race(r, p, rec.reader, false, rec.read_pc, true, pc);
+                note_race(r, p, rec.reader, false, rec.read_pc, true, pc);
             if (rec.other_reader != me && rec.other_reader != NOBODY &&
                 !ordered(r, rec.other_reader, rec.other_step, me))
-                report_race(r, p, rec.other_reader, false, rec.read_pc, true, pc);
+                note_race(r, p, rec.other_reader, false, rec.read_pc, true, pc);
             rec.write_phase = r.phase;
             rec.writer = (unsigned short)me;
             rec.write_step = step;
@@ -394,6 +420,8 @@ static inline void access(void *addr, size_t size, bool write, const void *pc)
         check_shared(*r, (unsigned char *)addr, size, write, false, pc);
     else if ((p < r->seen_lo || p + size > r->seen_hi) && is_device(p))
         check_device(*r, p, size, write, pc);
+    if (__builtin_expect(r->raced.found, false))
+        after_race(*r);
 }
 
 void note_atomic(void *p, size_t size, const void *pc)

@@ -362,19 +362,20 @@ const char *emu_chained_blocks(int *out, int blocks)
 
 /* ---- races on shared memory --------------------------------------------------- */
 
-/* A tree sum in shared memory; with `planted`, the barrier between the loads
- * and the first step of the tree is left out. */
-__global__ void tree_sum(int *out, const int *in, bool planted)
+/* A tree sum in shared memory. Planted bugs: 1 leaves out the barrier
+ * between the loads and the tree, 2 the one in the tree's loop. */
+__global__ void tree_sum(int *out, const int *in, int planted)
 {
     extern __shared__ int sums[];
     unsigned t = threadIdx.x;
     sums[t] = in[blockIdx.x * blockDim.x + t];
-    if (!planted)
+    if (planted != 1)
         __syncthreads();
     for (unsigned half = blockDim.x / 2; half > 0; half /= 2) {
         if (t < half)
             sums[t] += sums[t + half];
-        __syncthreads();
+        if (planted != 2)
+            __syncthreads();
     }
     if (t == 0)
         out[blockIdx.x] = sums[0];
@@ -383,9 +384,62 @@ __global__ void tree_sum(int *out, const int *in, bool planted)
 const char *emu_tree_sum(int *out, const int *in, int blocks, int block, int planted)
 {
     int *d_in = to_device(in, (size_t)blocks * block), *d = to_device(NULL, blocks);
-    tree_sum<<<blocks, block, block * sizeof(int)>>>(d, d_in, planted != 0);
+    tree_sum<<<blocks, block, block * sizeof(int)>>>(d, d_in, planted);
     CUDA_CHECK(cudaFree(d_in));
     return finish_ints(out, d, blocks);
+}
+
+/* Hillis and Steele's inclusive scan of each block, in place; the planted
+ * bug leaves out the barriers of its steps. */
+__global__ void hillis_steele(int *out, const int *in, bool planted)
+{
+    extern __shared__ int sums[];
+    unsigned t = threadIdx.x;
+    size_t i = blockIdx.x * (size_t)blockDim.x + t;
+    sums[t] = in[i];
+    __syncthreads();
+    for (unsigned offset = 1; offset < blockDim.x; offset *= 2) {
+        int v = sums[t];
+        if (t >= offset)
+            v += sums[t - offset];
+        if (!planted)
+            __syncthreads();
+        sums[t] = v;
+        if (!planted)
+            __syncthreads();
+    }
+    out[i] = sums[t];
+}
+
+const char *emu_hillis_steele(int *out, const int *in, int blocks, int block, int planted)
+{
+    size_t n = (size_t)blocks * block;
+    int *d_in = to_device(in, n), *d = to_device(NULL, n);
+    hillis_steele<<<blocks, block, block * sizeof(int)>>>(d, d_in, planted != 0);
+    CUDA_CHECK(cudaFree(d_in));
+    return finish_ints(out, d, n);
+}
+
+/* A planted bug: thread 1 waits for a flag that thread 0 sets in the same
+ * interval between barriers. It races, and if thread 0 came first, thread 1
+ * spins for a value no thread ever writes. */
+__global__ void spin_on_race(int *out)
+{
+    __shared__ int flag;
+    if (threadIdx.x == 0)
+        flag = 1;
+    volatile int *seen = &flag;
+    if (threadIdx.x == 1)
+        while (*seen != 2)
+            ;
+    out[threadIdx.x] = flag;
+}
+
+const char *emu_spin_after_race(void)
+{
+    int *d = to_device(NULL, 64);
+    spin_on_race<<<1, 64>>>(d);
+    return finish();
 }
 
 /* An inclusive scan of each warp's 32 values in shared memory. The planted
@@ -617,10 +671,18 @@ template <typename T> __global__ void one_too_far(T *out)
     out[threadIdx.x + 1] = T(1); /* LINE: one too far, through a pointer */
 }
 
-const char *emu_kernel_pointer(void)
+/* A race found at the block's end, when the thread that raced has returned. */
+template <typename T> __global__ void neighbours_sum(T *out)
+{
+    __shared__ T values[64];
+    values[threadIdx.x] = T(threadIdx.x);               /* LINE: each its own value */
+    out[threadIdx.x] = values[(threadIdx.x + 1) % 64]; /* LINE: a neighbour's, without a barrier */
+}
+
+const char *emu_kernel_pointer(int race)
 {
     int *out = named("out", 64);
-    void (*k)(int *) = one_too_far<int>;
+    void (*k)(int *) = race ? neighbours_sum<int> : one_too_far<int>;
     k<<<1, 64>>>(out);
     const char *error = finish();
     free_named(out);

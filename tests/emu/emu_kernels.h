@@ -33,6 +33,8 @@ const char *emu_bits(int *out, const int *in, int n);
 const char *emu_atomics(struct counters_out *out, int blocks, int block);
 const char *emu_chained_blocks(int *out, int blocks);
 const char *emu_tree_sum(int *out, const int *in, int blocks, int block, int planted);
+const char *emu_hillis_steele(int *out, const int *in, int blocks, int block, int planted);
+const char *emu_spin_after_race(void);
 const char *emu_warp_scan(int *out, const int *in, int planted);
 const char *emu_shared_histogram(int *bins, const int *in, int n);
 const char *emu_out_of_bounds(int n);
@@ -49,7 +51,8 @@ enum crash_kind {
 };
 /* then_ok: whether a correct launch after it (and cudaDeviceReset) works */
 const char *emu_crash(int what, int *then_ok);
-const char *emu_kernel_pointer(void);
+/* race: a race on shared memory, else a store past the end of an array */
+const char *emu_kernel_pointer(int race);
 const char *emu_cub_device(int *sum, int *scan, int *histogram, const int *in, int n);
 const char *emu_cub_block_scan(int *out, const int *in, int blocks);
 

@@ -29,6 +29,13 @@ static void expect_error_saying(const char *error, const char *const *phrases)
         cr_expect(strstr(error, *phrases), "the report lacks \"%s\":\n%s", *phrases, error);
 }
 
+/* ... and must not say this one. */
+static void expect_error_not_saying(const char *error, const char *phrase)
+{
+    cr_assert_not_null(error, "the planted bug went unreported");
+    cr_expect(!strstr(error, phrase), "the report says \"%s\":\n%s", phrase, error);
+}
+
 static void expect_success(const char *error)
 {
     cr_assert_null(error, "the launch failed: %s", error);
@@ -317,6 +324,55 @@ Test(emu, catches_a_tree_sum_missing_a_barrier, TIMEOUT)
                                          "emu_kernels.cu:", "__syncthreads() between", NULL});
 }
 
+/* Without the barrier in the tree's loop, the first racing pair the
+ * emulation meets is two neighbours of warp 0; the report must still name
+ * the fix, a __syncthreads(), with a pair from two warps. */
+static void expect_block_barrier_advice(const char *error)
+{
+    expect_error_saying(error, (const char *[]){"a race on shared memory", "emu_kernels.cu:",
+                                                "__syncthreads() between the two accesses is missing",
+                                                NULL});
+    expect_error_not_saying(error, "__syncwarp()");
+}
+
+Test(emu, advises_syncthreads_for_a_tree_sum_without_its_loop_barrier, TIMEOUT)
+{
+    enum { BLOCKS = 2 };
+    static int in[BLOCKS * 1024], out[BLOCKS];
+    random_ints(in, BLOCKS * 1024, 100);
+    for (int block = 256; block <= 1024; block *= 4)
+        expect_block_barrier_advice(emu_tree_sum(out, in, BLOCKS, block, 2));
+}
+
+Test(emu, passes_a_hillis_steele_scan_with_its_barriers, TIMEOUT)
+{
+    enum { BLOCKS = 3, BLOCK = 256 };
+    int in[BLOCKS * BLOCK], out[BLOCKS * BLOCK];
+    random_ints(in, BLOCKS * BLOCK, 100);
+    expect_success(emu_hillis_steele(out, in, BLOCKS, BLOCK, 0));
+    for (int i = 0, sum = 0; i < BLOCKS * BLOCK; i++) {
+        sum = (i % BLOCK ? sum : 0) + in[i];
+        cr_assert_eq(out[i], sum, "out[%d] = %d, expected %d", i, out[i], sum);
+    }
+}
+
+Test(emu, advises_syncthreads_for_a_hillis_steele_scan_without_barriers, TIMEOUT)
+{
+    enum { BLOCKS = 2 };
+    static int in[BLOCKS * 1024], out[BLOCKS * 1024];
+    random_ints(in, BLOCKS * 1024, 100);
+    for (int block = 64; block <= 1024; block *= 4)
+        expect_block_barrier_advice(emu_hillis_steele(out, in, BLOCKS, block, 1));
+}
+
+Test(emu, ends_a_block_that_spins_on_what_a_race_left, TIMEOUT)
+{
+    expect_error_saying(emu_spin_after_race(),
+                        (const char *[]){"kernel spin_on_race, block (0, 0, 0): a race on shared "
+                                         "memory", "thread 1 reads flag", "which thread 0 wrote",
+                                         NULL});
+}
+
 Test(emu, passes_a_warp_scan_with_syncwarp, TIMEOUT)
 {
     int in[64], out[64];
@@ -459,9 +515,18 @@ Test(emu, names_a_kernel_launched_through_a_pointer, TIMEOUT)
     char what[300];
     snprintf(what, sizeof what, "kernel one_too_far<int>, block (0, 0, 0), thread 63 writes "
              "out[64] %s", at_line("one too far, through a pointer"));
-    expect_error_saying(emu_kernel_pointer(), (const char *[]){what, NULL});
+    expect_error_saying(emu_kernel_pointer(0), (const char *[]){what, NULL});
 }
 
+Test(emu, names_a_kernel_launched_through_a_pointer_in_a_race_report, TIMEOUT)
+{
+    char what[300];
+    snprintf(what, sizeof what, "thread 32 writes values[32] %s, which thread 31 read %s",
+             at_line("each its own value"), at_line("a neighbour's, without a barrier"));
+    expect_error_saying(emu_kernel_pointer(1),
+                        (const char *[]){"kernel neighbours_sum<int>, block (0, 0, 0): a race",
+                                         what, NULL});
+}
 
 /* ---- CUB ---------------------------------------------------------------------------------- */
 
