@@ -7,7 +7,9 @@
  * returns or must wait: at __syncthreads for the whole block, at a warp
  * collective (__shfl_sync, __ballot_sync, __syncwarp...) for the lanes of its
  * mask. emu.cpp holds the scheduler, memory.cpp the memory checks (shared
- * memory races, out-of-bounds device accesses), runtime.cpp the rest.
+ * memory races, out-of-bounds device accesses), faults.cpp what stops a
+ * kernel thread that crashes, symbols.cpp the names and lines in reports,
+ * runtime.cpp the rest.
  *
  * Faithful: indexing, bounds, which elements are written, barriers, warp
  * collectives, atomics (blocks really run in parallel), races on shared
@@ -63,10 +65,14 @@ unsigned __match_any_sync(unsigned mask, unsigned long long value);
 unsigned __activemask();
 
 enum emu_shuffle_kind { EMU_SHFL_IDX, EMU_SHFL_UP, EMU_SHFL_DOWN, EMU_SHFL_XOR };
-/* Every shuffle moves 8 bytes: the value's bits, whatever its type. */
+/* Every shuffle moves 8 bytes: the value's bits, whatever its type. Always
+ * inlined, so that emu_shuffle's return address is in the kernel's code:
+ * reports give the kernel's line. */
+#define EMU_INLINE inline __attribute__((always_inline))
 unsigned long long emu_shuffle(emu_shuffle_kind kind, unsigned mask, unsigned long long bits, int lane,
                                int width);
-template <typename T> T emu_shuffle_as(emu_shuffle_kind kind, unsigned mask, T v, int lane, int width)
+template <typename T>
+EMU_INLINE T emu_shuffle_as(emu_shuffle_kind kind, unsigned mask, T v, int lane, int width)
 {
     static_assert(sizeof(T) <= 8, "a shuffle moves at most 8 bytes");
     unsigned long long bits = 0;
@@ -75,19 +81,19 @@ template <typename T> T emu_shuffle_as(emu_shuffle_kind kind, unsigned mask, T v
     memcpy(&v, &bits, sizeof v);
     return v;
 }
-template <typename T> T __shfl_sync(unsigned mask, T v, int src, int width = 32)
+template <typename T> EMU_INLINE T __shfl_sync(unsigned mask, T v, int src, int width = 32)
 {
     return emu_shuffle_as(EMU_SHFL_IDX, mask, v, src, width);
 }
-template <typename T> T __shfl_up_sync(unsigned mask, T v, unsigned delta, int width = 32)
+template <typename T> EMU_INLINE T __shfl_up_sync(unsigned mask, T v, unsigned delta, int width = 32)
 {
     return emu_shuffle_as(EMU_SHFL_UP, mask, v, (int)delta, width);
 }
-template <typename T> T __shfl_down_sync(unsigned mask, T v, unsigned delta, int width = 32)
+template <typename T> EMU_INLINE T __shfl_down_sync(unsigned mask, T v, unsigned delta, int width = 32)
 {
     return emu_shuffle_as(EMU_SHFL_DOWN, mask, v, (int)delta, width);
 }
-template <typename T> T __shfl_xor_sync(unsigned mask, T v, int lane_mask, int width = 32)
+template <typename T> EMU_INLINE T __shfl_xor_sync(unsigned mask, T v, int lane_mask, int width = 32)
 {
     return emu_shuffle_as(EMU_SHFL_XOR, mask, v, lane_mask, width);
 }
@@ -308,7 +314,9 @@ cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t stop)
 cudaError_t cudaEventDestroy(cudaEvent_t event);
 
 /* ---- launches: the rewriter turns kernel<<<g, b>>>(args) into
- *      emu_launch(emu_config(g, b), "kernel", [=]() { kernel(args); }) ---- */
+ *      emu_launch(emu_config(g, b), "kernel", [=]() { kernel(args); }) ----
+ * Each thread runs emu_run_body, which calls the lambda, which calls the
+ * kernel: reports find the kernel's name that way, inside the lambda. */
 struct emu_launch_config {
     dim3 grid, block;
     size_t shared_bytes;
@@ -319,6 +327,13 @@ inline emu_launch_config emu_config(dim3 grid, dim3 block, size_t shared_bytes =
     (void)stream; /* one stream: every launch runs to the end before returning */
     return {grid, block, shared_bytes};
 }
-void emu_launch(emu_launch_config config, const char *kernel, const std::function<void()> &body);
+void emu_launch_body(emu_launch_config config, const char *kernel, void (*run)(const void *body),
+                     const void *body);
+template <typename Body> void emu_run_body(const void *body) { (*(const Body *)body)(); }
+template <typename Body>
+void emu_launch(emu_launch_config config, const char *kernel, const Body &body)
+{
+    emu_launch_body(config, kernel, emu_run_body<Body>, &body);
+}
 
 #endif

@@ -8,11 +8,10 @@
  * scheduler settles: it completes the warp collectives whose lanes have all
  * arrived, else releases the barrier if every thread is at it. If neither is
  * possible, the kernel would hang on a GPU; here it stops, with the threads
- * named. */
+ * and the lines they wait at named. */
 #undef _FORTIFY_SOURCE /* its longjmp check refuses jumps between stacks */
 #include "emu.h"
 
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -29,26 +28,74 @@ namespace emu {
 
 thread_local block_runner *runner;
 
-const size_t STACK_BYTES = 256 * 1024;
-
 std::string failure; /* what went wrong in the last failed launch, in words */
 std::mutex failure_lock;
 std::atomic<bool> aborted;
 
 void fail_launch(const std::string &why)
 {
+    block_runner *r = runner;
+    std::string text = r && r->raced.found ? race_report(*r) : why;
     std::lock_guard<std::mutex> hold(failure_lock);
     if (!aborted.exchange(true))
-        failure = why;
+        failure = text;
 }
+
+/* ---- switches between fibers: SAVE() returns 0, then 1 when JUMP() comes
+ * back to the place it saved. glibc's _setjmp and _longjmp do the same and
+ * more: its _longjmp walks the thread's cleanup handlers at every jump,
+ * which costs a third of a small kernel's time. */
+#if defined(__x86_64__)
+extern "C" int emu_save(place p) __attribute__((returns_twice));
+extern "C" [[noreturn]] void emu_jump(place p);
+asm(R"(
+    .text
+    .globl emu_save
+    .hidden emu_save
+    .type emu_save, @function
+emu_save:
+    movq %rbx, 0(%rdi)
+    movq %rbp, 8(%rdi)
+    movq %r12, 16(%rdi)
+    movq %r13, 24(%rdi)
+    movq %r14, 32(%rdi)
+    movq %r15, 40(%rdi)
+    leaq 8(%rsp), %rdx
+    movq %rdx, 48(%rdi)
+    movq (%rsp), %rdx
+    movq %rdx, 56(%rdi)
+    xorl %eax, %eax
+    ret
+    .size emu_save, .-emu_save
+    .globl emu_jump
+    .hidden emu_jump
+    .type emu_jump, @function
+emu_jump:
+    movq 0(%rdi), %rbx
+    movq 8(%rdi), %rbp
+    movq 16(%rdi), %r12
+    movq 24(%rdi), %r13
+    movq 32(%rdi), %r14
+    movq 40(%rdi), %r15
+    movq 48(%rdi), %rsp
+    movl $1, %eax
+    jmpq *56(%rdi)
+    .size emu_jump, .-emu_jump
+)");
+#define SAVE(p) emu_save(p)
+#define JUMP(p) emu_jump(p)
+#else
+#define SAVE(p) _setjmp(p)
+#define JUMP(p) _longjmp(p, 1)
+#endif
 
 /* Switch from the current fiber to the scheduler; back here when resumed. */
 void wait(state why)
 {
     fiber &f = runner->fibers[runner->current];
     f.now = why;
-    if (!_setjmp(f.context))
-        _longjmp(runner->scheduler, 1);
+    if (!SAVE(f.context))
+        JUMP(runner->scheduler);
 }
 
 /* Leave the thread's code mid-way; the fiber starts afresh next block. */
@@ -57,7 +104,7 @@ void abandon_thread()
     fiber &f = runner->fibers[runner->current];
     f.now = DONE;
     f.started = false;
-    _longjmp(runner->scheduler, 1);
+    JUMP(runner->scheduler);
 }
 
 static std::string triple(uint3 v)
@@ -73,15 +120,19 @@ std::string thread_name(unsigned t)
     return "thread " + triple(r.fibers[t].index);
 }
 
-std::string where(unsigned t)
+std::string block_where(const block_runner &r, const calls &in, const void *pc)
 {
-    return std::string("kernel ") + runner->kernel + ", block " + triple(runner->block) + ", " +
-           thread_name(t);
+    return "kernel " + kernel_name(in, pc, r.kernel) + ", block " + triple(r.block);
 }
 
-static std::string block_where(const block_runner &r)
+std::string block_where(const block_runner &r, unsigned t, const void *pc)
 {
-    return std::string("kernel ") + r.kernel + ", block " + triple(r.block);
+    return block_where(r, r.fibers[t].in, pc);
+}
+
+std::string where(unsigned t, const void *pc)
+{
+    return block_where(*runner, t, pc) + ", " + thread_name(t);
 }
 
 /* "3, 4, 5 and 12 more" for the threads (or lanes) where pick(t) holds */
@@ -100,23 +151,40 @@ template <typename Pick> static std::string list(unsigned from, unsigned to, Pic
 static void fiber_main()
 {
     for (;;) {
-        (*runner->body)(); /* runner, body and indices are the current block's */
+        block_runner &r = *runner; /* runner, body and indices are the current block's */
+        r.fibers[r.current].in.depth = 0;
+        r.run(r.body);
         wait(DONE);
     }
 }
 
+/* Run thread t until it waits, returns or crashes. */
 static void resume(block_runner &r, unsigned t)
 {
     fiber &f = r.fibers[t];
+    char *stack = r.stacks + t * STACK_SLOT + STACK_GUARD;
     r.current = t;
     threadIdx = f.index;
-    if (_setjmp(r.scheduler))
+    r.stack_floor = stack + STACK_BYTES / 16; /* room for calls the check does not see */
+    if (SAVE(r.scheduler)) {
+        r.in_fiber = false;
+        if (r.crashed.signal) {
+            fail_launch(crash_report(r, t));
+            r.crashed = crash();
+        }
         return; /* the fiber waits, or is done */
+    }
+    r.in_fiber = true;
     if (f.started)
-        _longjmp(f.context, 1);
+        JUMP(f.context);
+    if (!map_stack(r, t)) {
+        r.in_fiber = false;
+        fail_launch("emulation: cannot map a stack for a kernel thread");
+        return;
+    }
     f.started = true;
     getcontext(&f.start);
-    f.start.uc_stack.ss_sp = r.stacks + (size_t)t * STACK_BYTES;
+    f.start.uc_stack.ss_sp = stack;
     f.start.uc_stack.ss_size = STACK_BYTES;
     f.start.uc_link = nullptr;
     makecontext(&f.start, fiber_main, 0);
@@ -127,13 +195,13 @@ static void resume(block_runner &r, unsigned t)
 
 enum warp_op { W_SYNC, W_SHUFFLE, W_BALLOT, W_ALL, W_ANY, W_MATCH };
 
-static unsigned long long warp_collective(const char *what, warp_op op, unsigned mask,
-                                          unsigned long long value, int kind = 0, int lane = 0,
-                                          int width = 32)
+static unsigned long long warp_collective(const char *what, const void *pc, warp_op op,
+                                          unsigned mask, unsigned long long value, int kind = 0,
+                                          int lane = 0, int width = 32)
 {
     block_runner &r = *runner;
     fiber &f = r.fibers[r.current];
-    f.call = {what, mask, op, kind, lane, width, value, 0};
+    f.call = {what, pc, mask, op, kind, lane, width, value, 0};
     wait(AT_WARP);
     return f.call.result;
 }
@@ -151,66 +219,69 @@ static int shuffle_source(const warp_call &c, int self)
     }
 }
 
-/* Complete the collective the waiting lanes of warp w are in, if every lane
- * their mask names has arrived (or returned, which CUDA allows). Returns
- * false if it cannot complete now; fails the launch if it never can. */
-static bool settle_warp(block_runner &r, unsigned w, bool stuck)
+/* "kernel k, block (0, 0, 0), warp 1: " */
+static std::string warp_where(const block_runner &r, unsigned w, unsigned lane)
 {
-    unsigned base = w * 32, lanes = std::min(32u, r.threads - base);
-    fiber *f = r.fibers + base;
-    int first = -1;
-    for (unsigned l = 0; l < lanes; l++)
-        if (f[l].now == AT_WARP) {
-            first = (int)l;
-            break;
-        }
-    if (first < 0)
-        return false;
+    unsigned t = w * 32 + lane;
+    return block_where(r, t, r.fibers[t].call.pc) + ", warp " + std::to_string(w) + ": ";
+}
+
+/* Every waiting lane must be in its own mask, and the lanes of the first
+ * one's mask that are here must make its call with its mask. Returns those
+ * lanes (first among them), or 0 once it has failed the launch. */
+static unsigned lanes_present(block_runner &r, unsigned w, unsigned lanes, unsigned first)
+{
+    const fiber *f = r.fibers + w * 32;
     const warp_call &c = f[first].call;
-    std::string here = block_where(r) + ", warp " + std::to_string(w) + ": ";
-    unsigned present = 0; /* the mask's lanes that are here */
+    unsigned present = 0;
     for (unsigned l = 0; l < lanes; l++) {
+        const warp_call &mine = f[l].call;
         if (f[l].now != AT_WARP)
             continue;
-        if (!(f[l].call.mask >> l & 1)) {
-            fail_launch(here + "lane " + std::to_string(l) + " calls " + f[l].call.what +
+        if (!(mine.mask >> l & 1)) {
+            fail_launch(warp_where(r, w, l) + "lane " + std::to_string(l) + " calls " + mine.what +
+                        at_line(mine.pc) +
                         " with a mask that leaves out its own bit; every caller must be in the mask");
-            return false;
+            return 0;
         }
-        if (c.mask >> l & 1) {
-            if (f[l].call.mask != c.mask || f[l].call.op != c.op) {
-                char masks[64];
-                snprintf(masks, sizeof masks, "%#010x and %#010x", c.mask, f[l].call.mask);
-                fail_launch(here + "lanes " + std::to_string(first) + " and " + std::to_string(l) +
-                            " meet in " + c.what + " and " + f[l].call.what + " with masks " +
-                            masks +
-                            "; the lanes of a mask must all make the same call with the same mask");
-                return false;
-            }
-            present |= 1u << l;
+        if (!(c.mask >> l & 1))
+            continue;
+        if (mine.mask != c.mask || mine.op != c.op) {
+            char masks[64];
+            snprintf(masks, sizeof masks, "%#010x and %#010x", c.mask, mine.mask);
+            fail_launch(warp_where(r, w, first) + "lanes " + std::to_string(first) + " and " +
+                        std::to_string(l) + " meet in " + c.what + at_line(c.pc) + " and " +
+                        mine.what + at_line(mine.pc) + " with masks " + masks +
+                        "; the lanes of a mask must all make the same call with the same mask");
+            return 0;
         }
+        present |= 1u << l;
     }
-    unsigned missing = 0; /* named, alive, but elsewhere */
-    for (unsigned l = 0; l < lanes; l++)
-        if ((c.mask >> l & 1) && f[l].now != AT_WARP && f[l].now != DONE)
-            missing |= 1u << l;
-    if (missing) {
-        if (stuck) {
-            bool at_barrier = false;
-            for (unsigned l = 0; l < lanes; l++)
-                at_barrier |= (missing >> l & 1) && f[l].now == AT_BARRIER;
-            fail_launch(here + "lanes " + list(0, lanes, [&](unsigned l) { return present >> l & 1; }) +
-                        " wait in " + c.what + ", but lanes " +
-                        list(0, lanes, [&](unsigned l) { return missing >> l & 1; }) +
-                        ", which the mask names, " +
-                        (at_barrier ? "wait at __syncthreads() instead"
-                                    : "wait in another warp operation") +
-                        ". On a GPU this hangs or gives undefined results: every lane named in "
-                        "the mask must reach the same call");
-        }
-        return false;
-    }
-    /* Everyone is here: compute each lane's result. */
+    return present;
+}
+
+/* Lanes the mask names wait somewhere else, and nothing else can move. */
+static void report_missing(block_runner &r, unsigned w, unsigned lanes, unsigned first,
+                           unsigned present, unsigned missing)
+{
+    const fiber *f = r.fibers + w * 32;
+    const fiber &other = f[__builtin_ctz(missing)];
+    std::string instead = other.now == AT_BARRIER
+                              ? "wait at __syncthreads()" + at_line(other.barrier_pc)
+                              : "wait in " + std::string(other.call.what) + at_line(other.call.pc);
+    fail_launch(warp_where(r, w, first) + "lanes " +
+                list(0, lanes, [&](unsigned l) { return present >> l & 1; }) + " wait in " +
+                f[first].call.what + at_line(f[first].call.pc) + ", but lanes " +
+                list(0, lanes, [&](unsigned l) { return missing >> l & 1; }) +
+                ", which the mask names, " + instead +
+                " instead. On a GPU this hangs or gives undefined results: every lane named in "
+                "the mask must reach the same call");
+}
+
+/* Each present lane's result. False once it has failed the launch. */
+static bool deliver(block_runner &r, unsigned w, unsigned lanes, unsigned present)
+{
+    fiber *f = r.fibers + w * 32;
     unsigned votes = 0;
     for (unsigned l = 0; l < lanes; l++)
         if ((present >> l & 1) && f[l].call.value)
@@ -223,8 +294,9 @@ static bool settle_warp(block_runner &r, unsigned w, bool stuck)
         case W_SHUFFLE: {
             int src = shuffle_source(mine, (int)l);
             if (src >= (int)lanes || !(present >> src & 1)) {
-                fail_launch(here + "lane " + std::to_string(l) + " reads lane " + std::to_string(src) +
-                            " through " + mine.what + ", but lane " + std::to_string(src) +
+                fail_launch(warp_where(r, w, l) + "lane " + std::to_string(l) + " reads lane " +
+                            std::to_string(src) + " through " + mine.what + at_line(mine.pc) +
+                            ", but lane " + std::to_string(src) +
                             (src >= (int)lanes ? " does not exist (the block ends before it)"
                              : f[src].now == DONE ? " has returned"
                                                   : " is not in the mask") +
@@ -245,6 +317,34 @@ static bool settle_warp(block_runner &r, unsigned w, bool stuck)
             break;
         }
     }
+    return true;
+}
+
+/* Complete the collective the waiting lanes of warp w are in, if every lane
+ * their mask names has arrived (or returned, which CUDA allows). Returns
+ * false if it cannot complete now; fails the launch if it never can. */
+static bool settle_warp(block_runner &r, unsigned w, bool stuck)
+{
+    unsigned base = w * 32, lanes = std::min(32u, r.threads - base), first = 0;
+    fiber *f = r.fibers + base;
+    while (first < lanes && f[first].now != AT_WARP)
+        first++;
+    if (first == lanes)
+        return false;
+    unsigned present = lanes_present(r, w, lanes, first);
+    if (!present)
+        return false;
+    unsigned mask = f[first].call.mask, missing = 0; /* named, alive, but elsewhere */
+    for (unsigned l = 0; l < lanes; l++)
+        if ((mask >> l & 1) && f[l].now != AT_WARP && f[l].now != DONE)
+            missing |= 1u << l;
+    if (missing) {
+        if (stuck)
+            report_missing(r, w, lanes, first, present, missing);
+        return false;
+    }
+    if (!deliver(r, w, lanes, present))
+        return false;
     for (unsigned l = 0; l < lanes; l++)
         if (present >> l & 1)
             f[l].now = READY;
@@ -254,16 +354,57 @@ static bool settle_warp(block_runner &r, unsigned w, bool stuck)
 
 /* ---- blocks ------------------------------------------------------------ */
 
+/* Some threads wait at a barrier that others returned without reaching. */
+static void report_returned(block_runner &r)
+{
+    unsigned n = r.threads, waiting = 0;
+    while (r.fibers[waiting].now != AT_BARRIER)
+        waiting++;
+    const void *pc = r.fibers[waiting].barrier_pc;
+    fail_launch(block_where(r, waiting, pc) + ": threads " +
+                list(0, n, [&](unsigned t) { return r.fibers[t].now == AT_BARRIER; }) +
+                " wait at __syncthreads()" + at_line(pc) + " but threads " +
+                list(0, n, [&](unsigned t) { return r.fibers[t].now == DONE; }) +
+                " returned without reaching it: a barrier inside code that not every "
+                "thread of the block runs (on a GPU: a hang, or wrong results)");
+}
+
+/* Every thread waits at a barrier, not all called from one place: the same
+ * barrier? Calls on different lines are a barrier in divergent code, which
+ * a GPU does not promise to meet. Returns false once it has failed the launch. */
+static bool one_barrier(block_runner &r)
+{
+    unsigned n = r.threads, other = 0;
+    const void *first = r.fibers[0].barrier_pc;
+    for (unsigned t = 1; t < n && !other; t++) {
+        const void *pc = r.fibers[t].barrier_pc;
+        if (pc != first && source_line(pc) != source_line(first))
+            other = t;
+    }
+    if (!other)
+        return true;
+    std::string a = source_line(first), b = source_line(r.fibers[other].barrier_pc);
+    auto at = [&](const std::string &line) {
+        return list(0, n, [&](unsigned t) { return source_line(r.fibers[t].barrier_pc) == line; });
+    };
+    fail_launch(block_where(r, 0, first) + ": threads " + at(a) + " wait at the __syncthreads() of " +
+                a + " while threads " + at(b) + " wait at the one of " + b +
+                ". The threads of a block must all meet at the same __syncthreads(): one inside "
+                "an if or a loop that threads take differently is a bug on a GPU (a hang, or "
+                "wrong results)");
+    return false;
+}
+
 static void run_block_fibers(block_runner &r, uint3 b);
 
-/* A block's fibers that did not get to the end (the launch failed) are
- * midway through the kernel: they start afresh next time. */
+/* A failed launch leaves fibers midway through the kernel, and a stack
+ * overflow may have hit a neighbour's stack: all start afresh next time. */
 static void run_block(block_runner &r, uint3 b)
 {
     run_block_fibers(r, b);
-    for (unsigned t = 0; t < r.threads; t++)
-        if (r.fibers[t].now != DONE)
-            r.fibers[t].started = false;
+    if (aborted)
+        for (fiber &f : r.fibers)
+            f.started = false;
 }
 
 static void run_block_fibers(block_runner &r, uint3 b)
@@ -293,26 +434,24 @@ static void run_block_fibers(block_runner &r, uint3 b)
         if (moved)
             continue;
         unsigned at_warp = 0, at_barrier = 0, done = 0;
+        bool one_place = true;
         for (unsigned t = 0; t < n; t++) {
             state s = r.fibers[t].now;
             (s == AT_WARP ? at_warp : s == AT_BARRIER ? at_barrier : done)++;
+            one_place &= r.fibers[t].barrier_pc == r.fibers[0].barrier_pc;
         }
         if (at_warp) {
             for (unsigned w = 0; w * 32 < n && !aborted; w++)
                 settle_warp(r, w, true);
             return;
         }
-        if (at_barrier == 0)
+        if (done && at_barrier)
+            report_returned(r);
+        /* a race ends the block at its next barrier, or at its end */
+        if (r.raced.found)
+            fail_launch(race_report(r));
+        if (at_barrier == 0 || aborted || (!one_place && !one_barrier(r)))
             return;
-        if (done) {
-            fail_launch(block_where(r) + ": threads " +
-                        list(0, n, [&](unsigned t) { return r.fibers[t].now == AT_BARRIER; }) +
-                        " wait at __syncthreads() but threads " +
-                        list(0, n, [&](unsigned t) { return r.fibers[t].now == DONE; }) +
-                        " returned without reaching it: a barrier inside code that not every "
-                        "thread of the block runs (on a GPU: a hang, or wrong results)");
-            return;
-        }
         for (unsigned t = 0; t < n; t++)
             r.fibers[t].now = READY;
         r.barrier_result = r.barrier_sum;
@@ -326,7 +465,8 @@ static void run_block_fibers(block_runner &r, uint3 b)
 struct launch_job {
     emu_launch_config config;
     const char *kernel;
-    const std::function<void()> *body;
+    void (*run)(const void *);
+    const void *body;
     unsigned long long blocks;
     std::atomic<unsigned long long> next;
 };
@@ -335,20 +475,19 @@ static void run_blocks(launch_job &job)
 {
     static thread_local block_runner *mine;
     if (!mine) {
-        mine = new block_runner();
-        /* reserved, not committed: pages appear as stacks grow */
-        void *p = mmap(nullptr, STACK_BYTES * MAX_THREADS, PROT_READ | PROT_WRITE,
-                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-        if (p == MAP_FAILED) {
+        block_runner *fresh = new block_runner();
+        if (!reserve_stacks(*fresh)) {
+            delete fresh;
             fail_launch("emulation: cannot reserve memory for fiber stacks");
             return;
         }
-        mine->stacks = (char *)p;
-        prepare_shared(*mine);
+        prepare_shared(*fresh);
+        mine = fresh;
     }
     block_runner &r = *mine;
     r.config = job.config;
     r.kernel = job.kernel;
+    r.run = job.run;
     r.body = job.body;
     r.threads = job.config.block.x * job.config.block.y * job.config.block.z;
     runner = &r;
@@ -417,7 +556,8 @@ using namespace emu;
 
 extern cudaError_t emu_last_error;
 
-void emu_launch(emu_launch_config c, const char *kernel, const std::function<void()> &body)
+void emu_launch_body(emu_launch_config c, const char *kernel, void (*run)(const void *),
+                     const void *body)
 {
     unsigned long long threads = (unsigned long long)c.block.x * c.block.y * c.block.z;
     unsigned long long blocks = (unsigned long long)c.grid.x * c.grid.y * c.grid.z;
@@ -431,7 +571,8 @@ void emu_launch(emu_launch_config c, const char *kernel, const std::function<voi
         return;
     }
     static pool &workers_pool = *new pool(); /* never destroyed: its threads wait on it */
-    launch_job job{c, kernel, &body, blocks, {0}};
+    launch_job job{c, kernel, run, body, blocks, {0}};
+    watch_faults();
     aborted = false;
     workers_pool.run(job);
     if (aborted)
@@ -442,17 +583,21 @@ const char *emu_failure() { return failure.c_str(); }
 
 /* ---- block-wide ------------------------------------------------------------ */
 
-void __syncthreads() { __syncthreads_count(0); }
+#define PC __builtin_return_address(0)
 
-int __syncthreads_count(int predicate)
+/* pc: where the kernel calls, for reports */
+static int barrier(int predicate, const void *pc)
 {
     block_runner &r = *runner;
     r.barrier_sum += predicate != 0;
+    r.fibers[r.current].barrier_pc = pc;
     wait(AT_BARRIER);
     return r.barrier_result;
 }
-int __syncthreads_and(int predicate) { return __syncthreads_count(predicate) == (int)runner->threads; }
-int __syncthreads_or(int predicate) { return __syncthreads_count(predicate) != 0; }
+void __syncthreads() { barrier(0, PC); }
+int __syncthreads_count(int predicate) { return barrier(predicate, PC); }
+int __syncthreads_and(int predicate) { return barrier(predicate, PC) == (int)runner->threads; }
+int __syncthreads_or(int predicate) { return barrier(predicate, PC) != 0; }
 
 /* The CPU's own order is stronger than the GPU's; a full fence is the most a
  * kernel can ask for. */
@@ -461,16 +606,22 @@ void __threadfence_block() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 
 /* ---- warp-wide ------------------------------------------------------------- */
 
-void __syncwarp(unsigned mask) { warp_collective("__syncwarp", W_SYNC, mask, 0); }
+void __syncwarp(unsigned mask) { warp_collective("__syncwarp", PC, W_SYNC, mask, 0); }
 unsigned __ballot_sync(unsigned mask, int p)
 {
-    return (unsigned)warp_collective("__ballot_sync", W_BALLOT, mask, p != 0);
+    return (unsigned)warp_collective("__ballot_sync", PC, W_BALLOT, mask, p != 0);
 }
-int __all_sync(unsigned mask, int p) { return (int)warp_collective("__all_sync", W_ALL, mask, p != 0); }
-int __any_sync(unsigned mask, int p) { return (int)warp_collective("__any_sync", W_ANY, mask, p != 0); }
+int __all_sync(unsigned mask, int p)
+{
+    return (int)warp_collective("__all_sync", PC, W_ALL, mask, p != 0);
+}
+int __any_sync(unsigned mask, int p)
+{
+    return (int)warp_collective("__any_sync", PC, W_ANY, mask, p != 0);
+}
 unsigned __match_any_sync(unsigned mask, unsigned long long value)
 {
-    return (unsigned)warp_collective("__match_any_sync", W_MATCH, mask, value);
+    return (unsigned)warp_collective("__match_any_sync", PC, W_MATCH, mask, value);
 }
 
 /* The lanes of this warp that have not returned. */
@@ -490,9 +641,9 @@ unsigned long long emu_shuffle(emu_shuffle_kind kind, unsigned mask, unsigned lo
     static const char *names[] = {"__shfl_sync", "__shfl_up_sync", "__shfl_down_sync",
                                   "__shfl_xor_sync"};
     if (width < 1 || width > 32 || (width & (width - 1))) {
-        fail_launch(where(runner->current) + ": " + names[kind] + " with width " +
+        fail_launch(where(runner->current, PC) + ": " + names[kind] + at_line(PC) + " with width " +
                     std::to_string(width) + "; the width must be a power of 2 from 1 to 32");
         abandon_thread();
     }
-    return warp_collective(names[kind], W_SHUFFLE, mask, bits, kind, lane, width);
+    return warp_collective(names[kind], PC, W_SHUFFLE, mask, bits, kind, lane, width);
 }

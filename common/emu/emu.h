@@ -18,6 +18,23 @@ const unsigned WARPS = MAX_THREADS / 32;
  * and as much again for the static __shared__ variables of every kernel. */
 const size_t SHARED_DYNAMIC = 227 * 1024;
 const size_t SHARED_STATIC = 227 * 1024;
+const size_t STACK_BYTES = 256 * 1024; /* each kernel thread's */
+/* Below each stack, never mapped: addresses only, so large enough that a
+ * big local array in a function the compiler did not instrument (no check
+ * at its entry) lands in it rather than in the next fiber's stack. */
+const size_t STACK_GUARD = 1024 * 1024;
+const size_t STACK_SLOT = STACK_GUARD + STACK_BYTES;
+/* Calls a fiber records, outermost first, to name its kernel in reports. */
+const unsigned CALLERS = 8;
+
+/* A place to go back to: the callee-saved registers, the stack pointer
+ * and the next instruction. On x86-64 emu.cpp saves and restores them
+ * itself, elsewhere glibc's _setjmp and _longjmp do. */
+#if defined(__x86_64__)
+typedef void *place[8];
+#else
+typedef jmp_buf place;
+#endif
 
 /* Where a thread stands: running or ready to, waiting for its block, waiting
  * for lanes of its warp, or returned. */
@@ -26,21 +43,54 @@ enum state { READY, AT_BARRIER, AT_WARP, DONE };
 /* A warp collective a lane is waiting in, and then its result. */
 struct warp_call {
     const char *what; /* "__shfl_down_sync", ... */
+    const void *pc;   /* the call's return address, for reports */
     unsigned mask;
     int op;                /* which collective: emu.cpp's warp_op */
     int kind, lane, width; /* a shuffle's */
     unsigned long long value, result;
 };
 
+/* The instrumented calls a thread is in: the return addresses of the
+ * first CALLERS of them, outermost first, and how many there are. */
+struct calls {
+    unsigned depth;
+    const void *at[CALLERS];
+};
+
 /* A fiber is made once per worker and thread index, then runs that thread
- * of every block its worker runs: no setup per block. */
+ * of every block its worker runs: no setup per block. What every switch
+ * touches comes first, on few cache lines. */
 struct fiber {
-    ucontext_t start; /* used once, to enter the fiber's stack */
-    jmp_buf context;  /* where it stopped; switches need no system call */
-    bool started;
-    uint3 index;
     state now;
+    bool started, mapped; /* mapped: its stack is usable (faults.cpp) */
+    uint3 index;
+    const void *barrier_pc; /* the __syncthreads() it waits at */
+    place context;          /* where it stopped; switches need no system call */
+    calls in;               /* to name the kernel (memory.cpp records them) */
     warp_call call;
+    ucontext_t start; /* used once, to enter the fiber's stack */
+};
+
+/* A kernel thread's crash, caught by faults.cpp. Code addresses in reports
+ * are return addresses, one past the instruction meant: pc is too. */
+const int STACK_OVERFLOW = -1; /* signal, when the check at function entry saw it */
+struct crash {
+    int signal, code; /* 0 when none; code is the signal's si_code */
+    const void *address, *pc;
+    const char *sp; /* the stack pointer, or null when unknown */
+    int access;     /* 0 unknown, 1 read, 2 write */
+};
+
+/* The race the detector saw first in this block, or the first that spans
+ * two warps: that one shows the fix (__syncthreads(), not __syncwarp()). */
+struct race {
+    bool found, across_warps;
+    const unsigned char *at;
+    unsigned thread, other;
+    bool writes, other_wrote;
+    const void *pc, *other_pc;
+    calls in; /* the first thread's, when it raced */
+    unsigned long long accesses_since; /* a block spinning on a raced word ends */
 };
 
 /* The race detector's record of one 4-byte word of shared memory: who last
@@ -56,11 +106,15 @@ struct word_record {
 
 /* One per worker: the block it is running, its fibers and its memory. */
 struct block_runner {
-    char *stacks;
+    char *stacks;      /* one slot per fiber: a guard zone, then the stack */
+    char *stack_floor; /* the running fiber's lowest usable address */
+    bool in_fiber;     /* a kernel thread runs, so a crash is its */
+    crash crashed;
     fiber fibers[MAX_THREADS];
-    jmp_buf scheduler;
-    const std::function<void()> *body;
-    const char *kernel;
+    place scheduler;
+    void (*run)(const void *body);
+    const void *body;
+    const char *kernel; /* the launch's text, when the name cannot be found */
     emu_launch_config config;
     uint3 block;
     unsigned threads, current;
@@ -71,19 +125,30 @@ struct block_runner {
     word_record *records;                   /* one per word of shared */
     unsigned long long phase;               /* unique per block and barrier interval */
     unsigned warp_step[WARPS];              /* warp synchronisations so far, per warp */
+    race raced;
+    const char *seen_lo, *seen_hi; /* device memory a kernel may touch, last seen */
 };
 extern thread_local block_runner *runner; /* null outside kernels */
 
 /* Stop the running launch with a message for the student; from a fiber,
- * abandon_thread() then never returns. */
+ * abandon_thread() then never returns. A race seen in the block is
+ * reported instead: what followed may be its effect. */
 void fail_launch(const std::string &why);
 void wait(state why);             /* from a fiber: back to the scheduler */
 [[noreturn]] void abandon_thread();
-/* "kernel reduce_stage1, block (3, 0, 0), thread (17, 0, 0)" */
-std::string where(unsigned thread);
+/* "kernel reduce_stage1_kernel<int>, block (3, 0, 0), thread 17", the
+ * kernel named from the thread's calls and a code address in it */
+std::string where(unsigned thread, const void *pc);
+std::string block_where(const block_runner &r, unsigned thread, const void *pc);
+std::string block_where(const block_runner &r, const calls &in, const void *pc);
 std::string thread_name(unsigned thread);
-/* "reduce.cu:42" for a code address, or "" when it cannot be told */
-std::string source_line(const void *pc);
+unsigned workers();
+
+/* symbols.cpp: reports' names and lines, from the program's debug info.
+ * pc is a return address. */
+std::string source_line(const void *pc); /* "labs/reduce/reduce.cu:42", or "" */
+std::string at_line(const void *pc);     /* " (labs/reduce/reduce.cu:42)", or "" */
+std::string kernel_name(const calls &in, const void *pc, const char *fallback);
 
 /* memory.cpp */
 void prepare_shared(block_runner &r);
@@ -92,7 +157,17 @@ void next_phase(block_runner &r);
 void note_atomic(void *p, size_t size, const void *pc);
 void *device_alloc(size_t bytes);
 bool device_free(void *p);
-unsigned workers();
+bool is_device(const void *p);
+/* "reads in[1025] (reduce.cu:95), past the end of 'in' (1025 elements): ..." */
+std::string device_access(const char *p, size_t size, const char *verb, const void *pc);
+std::string race_report(const block_runner &r);
+
+/* faults.cpp */
+bool reserve_stacks(block_runner &r);
+bool map_stack(block_runner &r, unsigned thread); /* before the fiber's first run */
+void watch_faults();
+[[noreturn]] void stack_overflow(const void *pc);
+std::string crash_report(const block_runner &r, unsigned thread);
 
 } // namespace emu
 

@@ -5,26 +5,28 @@
  * each load and store, and this file answers those calls. Outside a kernel
  * they return at once. Inside one:
  *
- *  - device memory comes from one reserved range of addresses, so an access
- *    that falls in that range but in no live allocation is out of bounds;
+ *  - device memory comes from one reserved range of addresses, allocations
+ *    far apart, so an access that falls in that range but outside every
+ *    live array is out of bounds. The harness names its arrays (in, out...)
+ *    and the guard zones around them, which no kernel may touch; a report
+ *    names the array nearest the access and the index, out[-1] or in[1025];
  *  - shared memory is one area per worker, and each 4-byte word has a record
  *    of who last wrote and read it since the last barrier. Two threads that
  *    touch the same word between barriers, at least one of them writing, race:
  *    on a GPU the result depends on timing. Within a warp, __syncwarp() and
  *    the warp collectives order accesses too.
  *
- * Either finding stops the kernel, with the kernel, block, threads and the
- * source lines involved. */
+ * An access out of bounds stops the kernel at once. A race stops its block
+ * at the next barrier (or the block's end): by then a racing pair that spans
+ * two warps, which shows the fix is a __syncthreads(), may have turned up.
+ * Reports give the kernel, block, threads and source lines involved. */
 #include "emu.h"
 
-#include <dlfcn.h>
 #include <sys/mman.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
-#include <map>
 #include <mutex>
 
 namespace emu {
@@ -40,102 +42,143 @@ static void poison(void *p, size_t bytes)
 
 /* ---- device memory --------------------------------------------------------- */
 
-const size_t ARENA = (size_t)1 << 40; /* addresses only: pages are mapped as allocated */
-const size_t GAP = 64 * 1024;         /* unmapped between allocations */
+/* Allocations sit far apart in one reserved range of addresses that are
+ * never reused: an index error of any plausible size lands in a gap, where
+ * no page is mapped, rather than in another array. */
+const size_t PAGE = 64 * 1024;
+const size_t MARGIN = (size_t)1 << 30; /* on each side, with twice the allocation's size */
 static char *arena;
-static size_t arena_used;
+static size_t arena_bytes, arena_used;
+
 struct allocation {
     char *begin;
     size_t bytes;
+    const char *lo, *hi; /* what a kernel may touch: the named array, else all of it */
     bool live;
+    std::string name; /* "" until the harness names it */
+    size_t element, count;
 };
-static std::vector<allocation> allocations; /* in address order */
+static std::vector<allocation *> allocations; /* in address order; kept when freed */
 static std::mutex allocation_lock;
 
-static size_t page_round(size_t bytes) { return (bytes + GAP - 1) / GAP * GAP; }
+static size_t round_up(size_t bytes) { return (bytes + PAGE - 1) / PAGE * PAGE; }
+
+/* Addresses only, as many as the system lets us have (64 TiB at most). */
+static bool reserve_arena()
+{
+    for (size_t bytes = (size_t)1 << 46; bytes >= (size_t)1 << 32; bytes /= 2) {
+        void *p = mmap(nullptr, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (p != MAP_FAILED) {
+            arena = (char *)p;
+            arena_bytes = bytes;
+            return true;
+        }
+    }
+    return false;
+}
 
 void *device_alloc(size_t bytes)
 {
     std::lock_guard<std::mutex> hold(allocation_lock);
-    if (!arena) {
-        void *p = mmap(nullptr, ARENA, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-        if (p == MAP_FAILED)
-            return nullptr;
-        arena = (char *)p;
-    }
-    size_t span = page_round(bytes ? bytes : 1);
-    if (arena_used + span + GAP > ARENA)
+    if (!arena && !reserve_arena())
         return nullptr;
-    char *p = arena + arena_used;
+    size_t span = round_up(bytes ? bytes : 1), margin = MARGIN + 2 * span;
+    if (arena_used + margin + span + margin > arena_bytes)
+        margin = PAGE; /* the range is nearly used up: closer, still apart */
+    if (arena_used + margin + span + margin > arena_bytes)
+        return nullptr;
+    char *p = arena + arena_used + margin;
     if (mprotect(p, span, PROT_READ | PROT_WRITE) != 0)
         return nullptr;
-    arena_used += span + GAP;
-    allocations.push_back({p, bytes, true});
+    arena_used += margin + span + margin;
+    allocations.push_back(new allocation{p, bytes, p, p + bytes, true, "", 1, bytes});
     return p;
+}
+
+/* The allocation at or below p, or null. */
+static allocation *allocation_at(const char *p)
+{
+    auto next = std::upper_bound(allocations.begin(), allocations.end(), p,
+                                 [](const char *q, const allocation *a) { return q < a->begin; });
+    return next == allocations.begin() ? nullptr : *(next - 1);
 }
 
 bool device_free(void *p)
 {
     std::lock_guard<std::mutex> hold(allocation_lock);
-    for (allocation &a : allocations)
-        if (a.begin == p && a.live) {
-            a.live = false; /* addresses are never reused, so a late access is caught */
-            mmap(a.begin, page_round(a.bytes ? a.bytes : 1), PROT_NONE,
-                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
-            return true;
-        }
-    return false;
+    allocation *a = allocation_at((char *)p);
+    if (!a || a->begin != p || !a->live)
+        return false;
+    a->live = false; /* its addresses are never reused, so a late access is caught */
+    mmap(a->begin, round_up(a->bytes ? a->bytes : 1), PROT_NONE,
+         MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+    return true;
 }
 
-bool is_device(const void *p) { return arena && (size_t)((const char *)p - arena) < ARENA; }
+bool is_device(const void *p) { return (size_t)((const char *)p - arena) < arena_bytes; }
 
-static std::string describe_outside(const char *p, size_t size)
+/* The allocation whose array lies nearest to [p, p + size), freed or not. */
+static const allocation *nearest(const char *p, size_t size)
 {
-    const allocation *before = nullptr;
-    for (const allocation &a : allocations)
-        if (a.begin <= p)
-            before = &a;
-    char text[200];
-    if (!before)
-        snprintf(text, sizeof text, "an address below every device allocation");
-    else if (!before->live)
-        snprintf(text, sizeof text, "memory freed with cudaFree (a %zu-byte allocation)",
-                 before->bytes);
-    else if (p + size > before->begin + before->bytes && p < before->begin + before->bytes)
-        snprintf(text, sizeof text, "the end of a %zu-byte device allocation, partly past it",
-                 before->bytes);
-    else if (p == before->begin + before->bytes)
-        snprintf(text, sizeof text,
-                 "the end of a %zu-byte device allocation, just past it (element %zu of an "
-                 "array of %zu %zu-byte elements)",
-                 before->bytes, (size_t)(p - before->begin) / size, before->bytes / size, size);
-    else
-        snprintf(text, sizeof text,
-                 "%zu bytes past the end of a %zu-byte device allocation (element %zu of an "
-                 "array of %zu %zu-byte elements)",
-                 (size_t)(p - (before->begin + before->bytes)), before->bytes,
-                 (size_t)(p - before->begin) / size, before->bytes / size, size);
-    return text;
-}
-
-static void check_device(const char *p, size_t size, bool write, const void *pc)
-{
-    static thread_local const allocation *last; /* kernels touch few arrays: try the last one */
-    if (last && p >= last->begin && p + size <= last->begin + last->bytes && last->live)
-        return;
-    auto next = std::upper_bound(allocations.begin(), allocations.end(), p,
-                                 [](const char *q, const allocation &a) { return q < a.begin; });
-    if (next != allocations.begin()) {
-        const allocation &a = *(next - 1);
-        if (a.live && p + size <= a.begin + a.bytes) {
-            last = &a;
-            return;
+    const allocation *best = nullptr;
+    size_t best_gap = SIZE_MAX;
+    for (const allocation *a : allocations) {
+        size_t gap = p + size <= a->lo ? a->lo - (p + size) : p >= a->hi ? p - a->hi : 0;
+        if (gap < best_gap) {
+            best = a;
+            best_gap = gap;
         }
     }
-    std::string line = source_line(pc);
-    fail_launch(where(runner->current) + (write ? " writes " : " reads ") + std::to_string(size) +
-                " bytes at " + describe_outside(p, size) + (line.empty() ? "" : ", at " + line) +
-                ". A missing or wrong bounds check (i < n)?");
+    return best;
+}
+
+/* "in[1025]", "16 bytes at in[1022]", or "4 bytes at byte 4000 of a
+ * 4000-byte device allocation" when the harness gave no name */
+static std::string target(const allocation &a, const char *p, size_t size)
+{
+    long long offset = p - a.lo, e = (long long)a.element;
+    if (a.name.empty())
+        return std::to_string(size) + " bytes at byte " + std::to_string(offset) + " of a " +
+               std::to_string(a.bytes) + "-byte device allocation";
+    long long index = offset >= 0 ? offset / e : -((-offset + e - 1) / e);
+    return (size == a.element ? "" : std::to_string(size) + " bytes at ") + a.name + "[" +
+           std::to_string(index) + "]";
+}
+
+std::string device_access(const char *p, size_t size, const char *verb, const void *pc)
+{
+    const allocation *a = nearest(p, size);
+    std::string line = at_line(pc), text = std::string(verb) + " ";
+    if (!a)
+        return text + std::to_string(size) + " bytes" + line + " where no array ever was";
+    text += target(*a, p, size) + line + ", ";
+    std::string array = a->name.empty() ? "its" : "the";
+    std::string of = a->name.empty()
+                         ? ""
+                         : " of '" + a->name + "' (" + std::to_string(a->count) +
+                               (a->count == 1 ? " element)" : " elements)");
+    if (!a->live)
+        return text + "but " + (a->name.empty() ? "the allocation" : "'" + a->name + "'") +
+               " was freed with cudaFree: free an array only after the last kernel that uses it";
+    if (p + size > a->hi) {
+        const char *how = p < a->hi ? "partly past " : p == a->hi && a->name.empty() ? "just past " : "past ";
+        return text + how + array + " end" + of + ": a missing or wrong bounds test (i < n)?";
+    }
+    return text + (p + size > a->lo ? "partly before " : "before ") + array + " start" + of +
+           ": an index that went below zero (an unsigned that wrapped, or a missing test such "
+           "as tid > 0)?";
+}
+
+/* Outside the fast path of access(): not the array last seen. */
+static void check_device(block_runner &r, const char *p, size_t size, bool write, const void *pc)
+{
+    const allocation *a = allocation_at(p);
+    if (a && a->live && p >= a->lo && p + size <= a->hi) {
+        r.seen_lo = a->lo;
+        r.seen_hi = a->hi;
+        return;
+    }
+    fail_launch(where(r.current, pc) + " " + device_access(p, size, write ? "writes" : "reads", pc));
     abandon_thread();
 }
 
@@ -164,11 +207,14 @@ void prepare_shared(block_runner &r)
 }
 
 /* A new block: its dynamic shared memory poisoned, its static variables
- * poisoned as the block first touches them, no accesses recorded. */
+ * poisoned as the block first touches them, no accesses recorded. Arrays
+ * may have been freed or named since the last: none is taken as seen. */
 void start_block_memory(block_runner &r)
 {
     poison(r.shared + SHARED_STATIC, r.config.shared_bytes);
     r.touched.clear();
+    r.raced = race();
+    r.seen_lo = r.seen_hi = nullptr;
     next_phase(r);
 }
 
@@ -191,6 +237,20 @@ static block_runner &in_kernel(const char *what)
 } // namespace emu
 
 using namespace emu;
+
+void emu_name_array(const void *base, const char *name, size_t offset, size_t count,
+                    size_t element)
+{
+    std::lock_guard<std::mutex> hold(allocation_lock);
+    allocation *a = allocation_at((const char *)base);
+    if (!a || a->begin != base || offset + count * element > a->bytes)
+        return;
+    a->name = name;
+    a->element = element;
+    a->count = count;
+    a->lo = a->begin + offset;
+    a->hi = a->lo + count * element;
+}
 
 void *emu_shared_at(emu_shared_site *site, const char *name)
 {
@@ -261,26 +321,44 @@ static bool ordered(const block_runner &r, unsigned a, unsigned a_step, unsigned
     return a / 32 == b / 32 && a_step != r.warp_step[b / 32];
 }
 
-[[noreturn]] static void report_race(block_runner &r, const unsigned char *p, unsigned other,
-                                     bool other_wrote, const void *other_pc, bool i_write,
-                                     const void *pc)
+/* A racing pair: noted, and the block goes on to its next barrier, where
+ * one that spans two warps may turn up. */
+static void note_race(block_runner &r, const unsigned char *p, unsigned other, bool other_wrote,
+                      const void *other_pc, bool writes, const void *pc)
 {
-    unsigned me = r.current;
-    std::string mine = source_line(pc), theirs = source_line(other_pc);
-    bool same_warp = me / 32 == other / 32;
-    fail_launch(
-        std::string("kernel ") + r.kernel + ", block (" + std::to_string(r.block.x) + ", " +
-        std::to_string(r.block.y) + ", " + std::to_string(r.block.z) +
-        "): a race on shared memory. " + thread_name(me) + (i_write ? " writes " : " reads ") +
-        shared_name(r, p) + (mine.empty() ? "" : " (" + mine + ")") + ", which " +
-        thread_name(other) + (other_wrote ? " wrote" : " read") +
-        (theirs.empty() ? "" : " (" + theirs + ")") +
-        (same_warp ? " since the last __syncthreads() or __syncwarp(). The two are in one warp, "
-                     "but a warp's threads do not run in lockstep: a __syncwarp() between the "
-                     "two accesses is missing (volatile is not enough)"
-                   : " since the last __syncthreads(): a __syncthreads() between the two "
-                     "accesses is missing"));
-    abandon_thread();
+    bool across = r.current / 32 != other / 32;
+    if (r.raced.found && (r.raced.across_warps || !across))
+        return;
+    unsigned long long since = r.raced.accesses_since;
+    r.raced = {true, across, p, r.current, other, writes, other_wrote, pc, other_pc,
+               r.fibers[r.current].in, since};
+}
+
+std::string race_report(const block_runner &r)
+{
+    const race &c = r.raced;
+    return block_where(r, c.in, c.pc) + ": a race on shared memory. " + thread_name(c.thread) +
+           (c.writes ? " writes " : " reads ") + shared_name(r, c.at) + at_line(c.pc) +
+           ", which " + thread_name(c.other) + (c.other_wrote ? " wrote" : " read") +
+           at_line(c.other_pc) +
+           (c.across_warps
+                ? " since the last __syncthreads(): a __syncthreads() between the two accesses "
+                  "is missing"
+                : " since the last __syncthreads() or __syncwarp(). The two are in one warp, but "
+                  "a warp's threads do not run in lockstep: a __syncwarp() between the two "
+                  "accesses is missing (volatile is not enough)");
+}
+
+/* After a race the block runs on, but a thread that spins on what the race
+ * left (a flag never set) must not hold it forever. */
+const unsigned long long AFTER_RACE = 1ull << 24; /* accesses: well under a second */
+
+static void after_race(block_runner &r)
+{
+    if (++r.raced.accesses_since > AFTER_RACE) {
+        fail_launch(race_report(r));
+        abandon_thread();
+    }
 }
 
 const unsigned short NOBODY = 0xFFFF;
@@ -290,11 +368,10 @@ static void check_shared(block_runner &r, unsigned char *p, size_t size, bool wr
 {
     size_t at = (size_t)(p - r.shared);
     if (at >= SHARED_STATIC && at + size > SHARED_STATIC + r.config.shared_bytes) {
-        fail_launch(where(r.current) + (write ? " writes " : " reads ") + shared_name(r, p) +
-                    ", past the " + std::to_string(r.config.shared_bytes) +
+        fail_launch(where(r.current, pc) + (write ? " writes " : " reads ") + shared_name(r, p) +
+                    at_line(pc) + ", past the " + std::to_string(r.config.shared_bytes) +
                     " bytes of dynamic shared memory the launch asked for (the third "
-                    "<<<grid, block, bytes>>> argument)" +
-                    (source_line(pc).empty() ? "" : ", at " + source_line(pc)));
+                    "<<<grid, block, bytes>>> argument)");
         abandon_thread();
     }
     unsigned me = r.current, step = r.warp_step[me / 32];
@@ -302,7 +379,7 @@ static void check_shared(block_runner &r, unsigned char *p, size_t size, bool wr
         word_record &rec = r.records[w];
         if (rec.write_phase == r.phase && rec.writer != me && !(atomic && rec.atomic) &&
             !ordered(r, rec.writer, rec.write_step, me))
-            report_race(r, p, rec.writer, true, rec.write_pc, write, pc);
+            note_race(r, p, rec.writer, true, rec.write_pc, write, pc);
         if (rec.read_phase != r.phase) { /* no reads yet in this phase */
             rec.read_phase = r.phase;
             rec.reader = rec.other_reader = NOBODY;
@@ -310,10 +387,10 @@ static void check_shared(block_runner &r, unsigned char *p, size_t size, bool wr
         }
         if (write) {
             if (rec.reader != me && rec.reader != NOBODY && !ordered(r, rec.reader, rec.read_step, me))
-                report_race(r, p, rec.reader, false, rec.read_pc, true, pc);
+                note_race(r, p, rec.reader, false, rec.read_pc, true, pc);
             if (rec.other_reader != me && rec.other_reader != NOBODY &&
                 !ordered(r, rec.other_reader, rec.other_step, me))
-                report_race(r, p, rec.other_reader, false, rec.read_pc, true, pc);
+                note_race(r, p, rec.other_reader, false, rec.read_pc, true, pc);
             rec.write_phase = r.phase;
             rec.writer = (unsigned short)me;
             rec.write_step = step;
@@ -331,16 +408,20 @@ static void check_shared(block_runner &r, unsigned char *p, size_t size, bool wr
     }
 }
 
+/* The checks' fast path: device memory in the array last seen costs two
+ * comparisons more than any other access. */
 static inline void access(void *addr, size_t size, bool write, const void *pc)
 {
     block_runner *r = runner;
     if (!r)
         return;
-    unsigned char *p = (unsigned char *)addr;
-    if ((size_t)(p - r->shared) < SHARED)
-        check_shared(*r, p, size, write, false, pc);
-    else if (is_device(p))
-        check_device((const char *)p, size, write, pc);
+    const char *p = (const char *)addr;
+    if ((size_t)(p - (const char *)r->shared) < SHARED)
+        check_shared(*r, (unsigned char *)addr, size, write, false, pc);
+    else if ((p < r->seen_lo || p + size > r->seen_hi) && is_device(p))
+        check_device(*r, p, size, write, pc);
+    if (__builtin_expect(r->raced.found, false))
+        after_race(*r);
 }
 
 void note_atomic(void *p, size_t size, const void *pc)
@@ -349,48 +430,29 @@ void note_atomic(void *p, size_t size, const void *pc)
     if (r && (size_t)((unsigned char *)p - r->shared) < SHARED)
         check_shared(*r, (unsigned char *)p, size, true, true, pc);
     else if (r && is_device(p))
-        check_device((const char *)p, size, true, pc);
+        check_device(*r, (const char *)p, size, true, pc);
 }
 
-/* ---- source lines, for reports: addr2line reads the program's debug info ---- */
-
-std::string source_line(const void *pc)
+/* Instrumented functions say when they are entered and left: the outermost
+ * calls name the kernel in reports, and the stack's depth is checked, since
+ * one large local array can jump past a guard zone. */
+static void enter(void *caller, const void *pc)
 {
-    static std::mutex lock;
-    static std::map<const void *, std::string> known;
-    Dl_info info, self;
-    char program[64];
-    if (!pc || !dladdr(pc, &info) || !info.dli_fname)
-        return "";
-    /* the program itself: its own name may have changed (Criterion renames
-     * the processes that run tests) */
-    if (dladdr((void *)&source_line, &self) && self.dli_fbase == info.dli_fbase)
-    {
-        snprintf(program, sizeof program, "/proc/%d/exe", (int)getpid());
-        info.dli_fname = program;
-    }
-    std::lock_guard<std::mutex> hold(lock);
-    auto hit = known.find(pc);
-    if (hit != known.end())
-        return hit->second;
-    char command[600], line[400] = "";
-    /* pc is the return address: the call is the instruction before it */
-    snprintf(command, sizeof command, "addr2line -e '%s' 0x%zx 2>/dev/null", info.dli_fname,
-             (size_t)((const char *)pc - 1 - (const char *)info.dli_fbase));
-    if (FILE *f = popen(command, "r")) {
-        if (!fgets(line, sizeof line, f))
-            line[0] = 0;
-        pclose(f);
-    }
-    std::string text(line);
-    text = text.substr(0, text.find_first_of(" \n"));
-    char here[4096];
-    if (getcwd(here, sizeof here) && text.rfind(std::string(here) + "/", 0) == 0)
-        text = text.substr(strlen(here) + 1); /* tests/emu/emu_kernels.cu:42 */
-    if (text.empty() || text[0] == '?' || text.find(":?") != std::string::npos ||
-        text.size() < 3 || text.substr(text.size() - 2) == ":0")
-        text = "";
-    return known[pc] = text;
+    block_runner *r = runner;
+    if (!r)
+        return;
+    calls &in = r->fibers[r->current].in;
+    if (in.depth < CALLERS)
+        in.at[in.depth] = caller;
+    in.depth++;
+    if ((char *)__builtin_frame_address(0) < r->stack_floor)
+        stack_overflow(pc);
+}
+
+static void leave()
+{
+    if (block_runner *r = runner)
+        r->fibers[r->current].in.depth--;
 }
 
 } // namespace emu
@@ -400,8 +462,8 @@ std::string source_line(const void *pc)
 #define PC __builtin_return_address(0)
 extern "C" {
 void __tsan_init() {}
-void __tsan_func_entry(void *) {}
-void __tsan_func_exit() {}
+void __tsan_func_entry(void *caller) { enter(caller, PC); }
+void __tsan_func_exit() { leave(); }
 void __tsan_read1(void *p) { access(p, 1, false, PC); }
 void __tsan_read2(void *p) { access(p, 2, false, PC); }
 void __tsan_read4(void *p) { access(p, 4, false, PC); }
@@ -435,6 +497,3 @@ void __tsan_write_range(void *p, unsigned long size) { access(p, size, true, PC)
 void __tsan_vptr_read(void **) {}
 void __tsan_vptr_update(void **, void *) {}
 }
-
-/* Array names and guard zones: not yet used by the checks. */
-void emu_name_array(const void *, const char *, size_t, size_t, size_t) {}

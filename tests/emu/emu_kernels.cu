@@ -3,6 +3,9 @@
  * give the right answer; some carry a planted bug the emulation must name.
  * Each entry point returns NULL when the launch succeeded, else the error. */
 #include <cub/cub.cuh>
+#include <stdio.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "workbook.cuh"
 #include "emu_kernels.h"
@@ -33,6 +36,31 @@ static const char *finish_ints(int *h, int *d, size_t n)
     CUDA_CHECK(cudaMemcpy(h, d, n * sizeof(int), cudaMemcpyDeviceToHost));
     CUDA_CHECK(cudaFree(d));
     return error;
+}
+
+/* n ints named as the harness names its arrays: between two guard zones of
+ * one allocation. Freed with free_named. */
+enum { GUARD = 16384 };
+
+static int *named(const char *name, size_t n)
+{
+    char *base;
+    CUDA_CHECK(cudaMalloc(&base, GUARD + n * sizeof(int) + GUARD));
+    CUDA_CHECK(cudaMemset(base, 0, GUARD + n * sizeof(int) + GUARD));
+    emu_name_array(base, name, GUARD, n, sizeof(int));
+    return (int *)(base + GUARD);
+}
+
+static void free_named(int *d) { CUDA_CHECK(cudaFree((char *)d - GUARD)); }
+
+/* The error string outlives the next launch's. */
+static const char *kept(const char *error)
+{
+    static char text[4096];
+    if (!error)
+        return NULL;
+    snprintf(text, sizeof text, "%s", error);
+    return text;
 }
 
 /* ---- the rewriter: a launch of a template, spread over lines, among
@@ -128,7 +156,7 @@ __global__ void barrier_in_branch(int *out)
 {
     if (threadIdx.x < 16) {
         out[threadIdx.x] = 1;
-        __syncthreads();
+        __syncthreads(); /* LINE: barrier in branch */
     }
 }
 
@@ -136,6 +164,26 @@ const char *emu_divergent_barrier(void)
 {
     int *d = to_device(NULL, 64);
     barrier_in_branch<<<2, 64>>>(d);
+    return finish();
+}
+
+/* A planted bug: warps 0 and 1 wait at one barrier, the others at another. */
+__global__ void two_barriers(int *out)
+{
+    unsigned t = threadIdx.x;
+    if (t < 64) {
+        out[t] = 1;
+        __syncthreads(); /* LINE: first of two barriers */
+    } else {
+        __syncthreads(); /* LINE: second of two barriers */
+    }
+    out[t] += 2;
+}
+
+const char *emu_two_barriers(void)
+{
+    int *d = to_device(NULL, 128);
+    two_barriers<<<1, 128>>>(d);
     return finish();
 }
 
@@ -202,8 +250,8 @@ __global__ void half_warp_shuffle(int *out)
 {
     int v = (int)threadIdx.x;
     if (threadIdx.x % 32 < 16)
-        v = __shfl_down_sync(0xffffffffu, v, 1);
-    __syncthreads();
+        v = __shfl_down_sync(0xffffffffu, v, 1); /* LINE: half-warp shuffle */
+    __syncthreads();                             /* LINE: barrier after the shuffle */
     out[threadIdx.x] = v;
 }
 
@@ -314,19 +362,20 @@ const char *emu_chained_blocks(int *out, int blocks)
 
 /* ---- races on shared memory --------------------------------------------------- */
 
-/* A tree sum in shared memory; with `planted`, the barrier between the loads
- * and the first step of the tree is left out. */
-__global__ void tree_sum(int *out, const int *in, bool planted)
+/* A tree sum in shared memory. Planted bugs: 1 leaves out the barrier
+ * between the loads and the tree, 2 the one in the tree's loop. */
+__global__ void tree_sum(int *out, const int *in, int planted)
 {
     extern __shared__ int sums[];
     unsigned t = threadIdx.x;
     sums[t] = in[blockIdx.x * blockDim.x + t];
-    if (!planted)
+    if (planted != 1)
         __syncthreads();
     for (unsigned half = blockDim.x / 2; half > 0; half /= 2) {
         if (t < half)
             sums[t] += sums[t + half];
-        __syncthreads();
+        if (planted != 2)
+            __syncthreads();
     }
     if (t == 0)
         out[blockIdx.x] = sums[0];
@@ -335,9 +384,62 @@ __global__ void tree_sum(int *out, const int *in, bool planted)
 const char *emu_tree_sum(int *out, const int *in, int blocks, int block, int planted)
 {
     int *d_in = to_device(in, (size_t)blocks * block), *d = to_device(NULL, blocks);
-    tree_sum<<<blocks, block, block * sizeof(int)>>>(d, d_in, planted != 0);
+    tree_sum<<<blocks, block, block * sizeof(int)>>>(d, d_in, planted);
     CUDA_CHECK(cudaFree(d_in));
     return finish_ints(out, d, blocks);
+}
+
+/* Hillis and Steele's inclusive scan of each block, in place; the planted
+ * bug leaves out the barriers of its steps. */
+__global__ void hillis_steele(int *out, const int *in, bool planted)
+{
+    extern __shared__ int sums[];
+    unsigned t = threadIdx.x;
+    size_t i = blockIdx.x * (size_t)blockDim.x + t;
+    sums[t] = in[i];
+    __syncthreads();
+    for (unsigned offset = 1; offset < blockDim.x; offset *= 2) {
+        int v = sums[t];
+        if (t >= offset)
+            v += sums[t - offset];
+        if (!planted)
+            __syncthreads();
+        sums[t] = v;
+        if (!planted)
+            __syncthreads();
+    }
+    out[i] = sums[t];
+}
+
+const char *emu_hillis_steele(int *out, const int *in, int blocks, int block, int planted)
+{
+    size_t n = (size_t)blocks * block;
+    int *d_in = to_device(in, n), *d = to_device(NULL, n);
+    hillis_steele<<<blocks, block, block * sizeof(int)>>>(d, d_in, planted != 0);
+    CUDA_CHECK(cudaFree(d_in));
+    return finish_ints(out, d, n);
+}
+
+/* A planted bug: thread 1 waits for a flag that thread 0 sets in the same
+ * interval between barriers. It races, and if thread 0 came first, thread 1
+ * spins for a value no thread ever writes. */
+__global__ void spin_on_race(int *out)
+{
+    __shared__ int flag;
+    if (threadIdx.x == 0)
+        flag = 1;
+    volatile int *seen = &flag;
+    if (threadIdx.x == 1)
+        while (*seen != 2)
+            ;
+    out[threadIdx.x] = flag;
+}
+
+const char *emu_spin_after_race(void)
+{
+    int *d = to_device(NULL, 64);
+    spin_on_race<<<1, 64>>>(d);
+    return finish();
 }
 
 /* An inclusive scan of each warp's 32 values in shared memory. The planted
@@ -394,12 +496,13 @@ const char *emu_shared_histogram(int *bins, const int *in, int n)
     return finish_ints(bins, d, 16);
 }
 
-/* ---- out of bounds: a planted bug, the bounds check left out -------------- */
+/* ---- out of bounds: planted bugs ------------------------------------------- */
 
+/* the bounds check left out */
 __global__ void copy_unchecked(int *out, const int *in)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
-    out[i] = in[i]; /* OUT OF BOUNDS LINE */
+    out[i] = in[i]; /* LINE: copy without bounds test */
 }
 
 const char *emu_out_of_bounds(int n)
@@ -407,6 +510,183 @@ const char *emu_out_of_bounds(int n)
     int *d_in = to_device(NULL, n), *d = to_device(NULL, n);
     copy_unchecked<<<(unsigned)ceil_div(n, 256), 256>>>(d, d_in);
     return finish();
+}
+
+const char *emu_named_out_of_bounds(int n)
+{
+    int *in = named("in", n), *out = named("out", n);
+    copy_unchecked<<<(unsigned)ceil_div(n, 256), 256>>>(out, in);
+    const char *error = finish();
+    free_named(in);
+    free_named(out);
+    return error;
+}
+
+/* a right bounds test, but an index one below what it should be */
+__global__ void shift_left(int *out, const int *in, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        out[i - 1] = in[i]; /* LINE: store one to the left */
+}
+
+const char *emu_before_start(int n)
+{
+    int *in = named("in", n), *out = named("out", n);
+    shift_left<<<(unsigned)ceil_div(n, 256), 256>>>(out, in, n);
+    const char *error = finish();
+    free_named(in);
+    free_named(out);
+    return error;
+}
+
+/* an index far too large: with arrays packed close, out[far] would land in
+ * the next array (here: one allocated just after out, large enough) */
+__global__ void store_far(int *out, int far)
+{
+    out[threadIdx.x + far] = 7; /* LINE: store far away */
+}
+
+const char *emu_far_store(int n, int far)
+{
+    int *out = named("out", n), *next = named("next", (size_t)far * 2);
+    store_far<<<1, 32>>>(out, far);
+    const char *error = finish();
+    free_named(out);
+    free_named(next);
+    return error;
+}
+
+const char *emu_use_after_free(int n)
+{
+    int *in = named("in", n), *out = named("out", n);
+    free_named(in);
+    copy_unchecked<<<1, 32>>>(out, in);
+    const char *error = finish();
+    free_named(out);
+    return error;
+}
+
+/* ---- crashes inside a kernel: reported, and the next launch works -------- */
+
+__global__ void store_through(int *p)
+{
+    p[threadIdx.x] = 1; /* LINE: store through a wild pointer */
+}
+
+/* the divisors come from memory, zeros: a compiler that saw a constant 0
+ * would trap (SIGILL) instead of dividing */
+__global__ void divide(int *out, const int *by)
+{
+    out[threadIdx.x] = 1000 / by[threadIdx.x]; /* LINE: divide by zero */
+}
+
+/* 400 KB of locals, used only here: the compiler instruments nothing, so
+ * nothing is checked at its entry, and the guard zone below the stack stops
+ * it. */
+__attribute__((noinline)) __device__ int with_big_array(unsigned t)
+{
+    volatile int big[100000];
+    big[t * 1000] = (int)t; /* LINE: into a big local array */
+    return big[t * 1000];
+}
+
+/* 4 MB of locals: from thread 5, past the guard zone and into a stack below
+ * it. Only the check at its entry (it is instrumented) can stop it. */
+__attribute__((noinline)) __device__ void with_huge_array(int *out, unsigned t)
+{ /* LINE: a function with a huge local array */
+    volatile int huge[1000000];
+    huge[t * 1000] = (int)t;
+    out[t] = huge[t * 1000];
+}
+
+__global__ void big_local_array(int *out, bool huge)
+{
+    if (threadIdx.x != 5)
+        out[threadIdx.x] = 0;
+    else if (huge)
+        with_huge_array(out, threadIdx.x);
+    else
+        out[threadIdx.x] = with_big_array(threadIdx.x);
+}
+
+/* Not instrumented, so no check at its entry: only a guard zone stops it. */
+__attribute__((no_sanitize_thread)) __device__ int deep(int n)
+{
+    volatile char pad[1024];
+    pad[n % 1024] = (char)n;
+    if (n == 0)
+        return 0;
+    return deep(n - 1) + pad[n * 7 % 1024];
+}
+
+/* Thread 5 goes about 200 KB past its stack: into thread 4's, but for the
+ * guard zone between them. */
+__global__ void recurse(int *out, int depth)
+{
+    out[threadIdx.x] = deep(threadIdx.x == 5 ? depth : 0);
+}
+
+/* After a launch failed, cudaDeviceReset, then a correct launch: 1 if it
+ * gives the right answer. */
+static int next_launch_works(void)
+{
+    cudaDeviceReset();
+    enum { N = 100 };
+    int *d = to_device(NULL, N), h[N];
+    scale_index<int, 2><<<1, 128>>>(d, N);
+    if (finish_ints(h, d, N))
+        return 0;
+    for (int i = 0; i < N; i++)
+        if (h[i] != 2 * i)
+            return 0;
+    return 1;
+}
+
+const char *emu_crash(int what, int *then_ok)
+{
+    int *in = to_device(NULL, 64), *out = to_device(NULL, 64);
+    long page = sysconf(_SC_PAGESIZE);
+    void *gone = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    munmap(gone, page); /* an address no memory is at */
+    if (what == CRASH_WILD_POINTER)
+        store_through<<<1, 32>>>((int *)gone);
+    else if (what == CRASH_DIVISION)
+        divide<<<1, 32>>>(out, in);
+    else if (what == CRASH_LOCAL_ARRAY || what == CRASH_HUGE_LOCAL_ARRAY)
+        big_local_array<<<1, 32>>>(out, what == CRASH_HUGE_LOCAL_ARRAY);
+    else
+        recurse<<<1, 32>>>(out, 400);
+    const char *error = kept(finish());
+    CUDA_CHECK(cudaFree(in));
+    CUDA_CHECK(cudaFree(out));
+    *then_ok = next_launch_works();
+    return error;
+}
+
+/* ---- the kernel's name, launched through a pointer ------------------------ */
+
+template <typename T> __global__ void one_too_far(T *out)
+{
+    out[threadIdx.x + 1] = T(1); /* LINE: one too far, through a pointer */
+}
+
+/* A race found at the block's end, when the thread that raced has returned. */
+template <typename T> __global__ void neighbours_sum(T *out)
+{
+    __shared__ T values[64];
+    values[threadIdx.x] = T(threadIdx.x);               /* LINE: each its own value */
+    out[threadIdx.x] = values[(threadIdx.x + 1) % 64]; /* LINE: a neighbour's, without a barrier */
+}
+
+const char *emu_kernel_pointer(int race)
+{
+    int *out = named("out", 64);
+    void (*k)(int *) = race ? neighbours_sum<int> : one_too_far<int>;
+    k<<<1, 64>>>(out);
+    const char *error = finish();
+    free_named(out);
+    return error;
 }
 
 /* ---- CUB, emulated: the calls a lab's library row makes ------------------- */

@@ -24,6 +24,7 @@ const char *emu_shared_poison(int *out, int blocks);
 const char *emu_dynamic_shared_reverse(int *out, const int *in, int blocks, int block);
 const char *emu_dynamic_shared_too_small(void);
 const char *emu_divergent_barrier(void);
+const char *emu_two_barriers(void);
 const char *emu_barrier_counts(int *out, int block);
 const char *emu_shuffles(int *out, int block);
 const char *emu_votes(int *out, int block);
@@ -32,9 +33,26 @@ const char *emu_bits(int *out, const int *in, int n);
 const char *emu_atomics(struct counters_out *out, int blocks, int block);
 const char *emu_chained_blocks(int *out, int blocks);
 const char *emu_tree_sum(int *out, const int *in, int blocks, int block, int planted);
+const char *emu_hillis_steele(int *out, const int *in, int blocks, int block, int planted);
+const char *emu_spin_after_race(void);
 const char *emu_warp_scan(int *out, const int *in, int planted);
 const char *emu_shared_histogram(int *bins, const int *in, int n);
 const char *emu_out_of_bounds(int n);
+const char *emu_named_out_of_bounds(int n);
+const char *emu_before_start(int n);
+const char *emu_far_store(int n, int far);
+const char *emu_use_after_free(int n);
+enum crash_kind {
+    CRASH_WILD_POINTER,
+    CRASH_DIVISION,
+    CRASH_LOCAL_ARRAY,
+    CRASH_HUGE_LOCAL_ARRAY,
+    CRASH_RECURSION
+};
+/* then_ok: whether a correct launch after it (and cudaDeviceReset) works */
+const char *emu_crash(int what, int *then_ok);
+/* race: a race on shared memory, else a store past the end of an array */
+const char *emu_kernel_pointer(int race);
 const char *emu_cub_device(int *sum, int *scan, int *histogram, const int *in, int n);
 const char *emu_cub_block_scan(int *out, const int *in, int blocks);
 

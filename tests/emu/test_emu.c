@@ -3,6 +3,7 @@
  * planted bugs are stopped with a message naming what went wrong. */
 #include <criterion/criterion.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,9 +29,49 @@ static void expect_error_saying(const char *error, const char *const *phrases)
         cr_expect(strstr(error, *phrases), "the report lacks \"%s\":\n%s", *phrases, error);
 }
 
+/* ... and must not say this one. */
+static void expect_error_not_saying(const char *error, const char *phrase)
+{
+    cr_assert_not_null(error, "the planted bug went unreported");
+    cr_expect(!strstr(error, phrase), "the report says \"%s\":\n%s", phrase, error);
+}
+
 static void expect_success(const char *error)
 {
     cr_assert_null(error, "the launch failed: %s", error);
+}
+
+/* "tests/emu/emu_kernels.cu:42", the line of that file marked
+ * "LINE: <what>", as reports give it (run from the workbook's folder). */
+static const char *line_of(const char *what)
+{
+    static char found[8][80];
+    static int next;
+    char marker[200], text[1000];
+    snprintf(marker, sizeof marker, "LINE: %s */", what);
+    FILE *f = fopen("tests/emu/emu_kernels.cu", "r");
+    cr_assert_not_null(f, "tests/emu/emu_kernels.cu not found: run the tests from the workbook's folder");
+    int number = 0, at = 0;
+    while (!at && fgets(text, sizeof text, f)) {
+        number++;
+        if (strstr(text, marker))
+            at = number;
+    }
+    fclose(f);
+    cr_assert(at, "no line of tests/emu/emu_kernels.cu is marked \"%s\"", marker);
+    char *line = found[next++ % 8];
+    snprintf(line, sizeof found[0], "tests/emu/emu_kernels.cu:%d", at);
+    return line;
+}
+
+/* "(tests/emu/emu_kernels.cu:42)" */
+static const char *at_line(const char *what)
+{
+    static char found[8][90];
+    static int next;
+    char *text = found[next++ % 8];
+    snprintf(text, sizeof found[0], "(%s)", line_of(what));
+    return text;
 }
 
 static void start(void) { seed = seed_from_env(); }
@@ -106,10 +147,24 @@ Test(emu, stops_an_access_past_the_dynamic_shared_memory, TIMEOUT)
 
 Test(emu, stops_a_barrier_that_not_every_thread_reaches, TIMEOUT)
 {
+    char waits[200];
+    snprintf(waits, sizeof waits, "wait at __syncthreads() %s", at_line("barrier in branch"));
     expect_error_saying(emu_divergent_barrier(),
                         (const char *[]){"kernel barrier_in_branch, block (", /* either block may be first */
-                                         "threads 0, 1, 2", "wait at __syncthreads()",
-                                         "threads 16, 17", "returned without reaching it", NULL});
+                                         "threads 0, 1, 2", waits, "threads 16, 17",
+                                         "returned without reaching it", NULL});
+}
+
+Test(emu, stops_threads_waiting_at_two_different_barriers, TIMEOUT)
+{
+    char first[200], second[200];
+    snprintf(first, sizeof first, "threads 0, 1, 2, 3, 4, 5, 6, 7 and 56 more wait at the "
+             "__syncthreads() of %s", line_of("first of two barriers"));
+    snprintf(second, sizeof second, "threads 64, 65, 66, 67, 68, 69, 70, 71 and 56 more wait at "
+             "the one of %s", line_of("second of two barriers"));
+    expect_error_saying(emu_two_barriers(),
+                        (const char *[]){"kernel two_barriers, block (0, 0, 0)", first, second,
+                                         "must all meet at the same __syncthreads()", NULL});
 }
 
 Test(emu, counts_votes_at_block_barriers, TIMEOUT)
@@ -176,10 +231,13 @@ Test(emu, votes_across_a_warp, TIMEOUT)
 
 Test(emu, stops_a_warp_collective_that_a_lane_of_its_mask_never_reaches, TIMEOUT)
 {
+    char shuffle[200], barrier[200];
+    snprintf(shuffle, sizeof shuffle, "wait in __shfl_down_sync %s", at_line("half-warp shuffle"));
+    snprintf(barrier, sizeof barrier, "wait at __syncthreads() %s instead",
+             at_line("barrier after the shuffle"));
     expect_error_saying(emu_missing_lane(),
-                        (const char *[]){"kernel half_warp_shuffle", "warp 0",
-                                         "wait in __shfl_down_sync", "lanes 16, 17",
-                                         "wait at __syncthreads() instead", NULL});
+                        (const char *[]){"kernel half_warp_shuffle", "warp 0", shuffle,
+                                         "lanes 16, 17", barrier, NULL});
 }
 
 /* ---- intrinsics and atomics ------------------------------------------------------- */
@@ -266,6 +324,55 @@ Test(emu, catches_a_tree_sum_missing_a_barrier, TIMEOUT)
                                          "emu_kernels.cu:", "__syncthreads() between", NULL});
 }
 
+/* Without the barrier in the tree's loop, the first racing pair the
+ * emulation meets is two neighbours of warp 0; the report must still name
+ * the fix, a __syncthreads(), with a pair from two warps. */
+static void expect_block_barrier_advice(const char *error)
+{
+    expect_error_saying(error, (const char *[]){"a race on shared memory", "emu_kernels.cu:",
+                                                "__syncthreads() between the two accesses is missing",
+                                                NULL});
+    expect_error_not_saying(error, "__syncwarp()");
+}
+
+Test(emu, advises_syncthreads_for_a_tree_sum_without_its_loop_barrier, TIMEOUT)
+{
+    enum { BLOCKS = 2 };
+    static int in[BLOCKS * 1024], out[BLOCKS];
+    random_ints(in, BLOCKS * 1024, 100);
+    for (int block = 256; block <= 1024; block *= 4)
+        expect_block_barrier_advice(emu_tree_sum(out, in, BLOCKS, block, 2));
+}
+
+Test(emu, passes_a_hillis_steele_scan_with_its_barriers, TIMEOUT)
+{
+    enum { BLOCKS = 3, BLOCK = 256 };
+    int in[BLOCKS * BLOCK], out[BLOCKS * BLOCK];
+    random_ints(in, BLOCKS * BLOCK, 100);
+    expect_success(emu_hillis_steele(out, in, BLOCKS, BLOCK, 0));
+    for (int i = 0, sum = 0; i < BLOCKS * BLOCK; i++) {
+        sum = (i % BLOCK ? sum : 0) + in[i];
+        cr_assert_eq(out[i], sum, "out[%d] = %d, expected %d", i, out[i], sum);
+    }
+}
+
+Test(emu, advises_syncthreads_for_a_hillis_steele_scan_without_barriers, TIMEOUT)
+{
+    enum { BLOCKS = 2 };
+    static int in[BLOCKS * 1024], out[BLOCKS * 1024];
+    random_ints(in, BLOCKS * 1024, 100);
+    for (int block = 64; block <= 1024; block *= 4)
+        expect_block_barrier_advice(emu_hillis_steele(out, in, BLOCKS, block, 1));
+}
+
+Test(emu, ends_a_block_that_spins_on_what_a_race_left, TIMEOUT)
+{
+    expect_error_saying(emu_spin_after_race(),
+                        (const char *[]){"kernel spin_on_race, block (0, 0, 0): a race on shared "
+                                         "memory", "thread 1 reads flag", "which thread 0 wrote",
+                                         NULL});
+}
+
 Test(emu, passes_a_warp_scan_with_syncwarp, TIMEOUT)
 {
     int in[64], out[64];
@@ -303,10 +410,122 @@ Test(emu, passes_atomics_on_shared_memory, TIMEOUT)
 
 Test(emu, stops_an_access_past_the_end_of_a_device_allocation, TIMEOUT)
 {
+    char what[300];
+    snprintf(what, sizeof what, "reads 4 bytes at byte 4000 of a 4000-byte device allocation %s, "
+             "just past its end", at_line("copy without bounds test"));
     expect_error_saying(emu_out_of_bounds(1000),
-                        (const char *[]){"kernel copy_unchecked", "block (3, 0, 0), thread 232",
-                                         "reads 4 bytes at the end of a 4000-byte device allocation, just past it",
-                                         "tests/emu/emu_kernels.cu:", "bounds check", NULL});
+                        (const char *[]){"kernel copy_unchecked, block (3, 0, 0), thread 232", what,
+                                         "a missing or wrong bounds test (i < n)?", NULL});
+}
+
+Test(emu, names_the_array_and_index_read_past_its_end, TIMEOUT)
+{
+    char what[300];
+    snprintf(what, sizeof what, "thread 232 reads in[1000] %s, past the end of 'in' (1000 "
+             "elements): a missing or wrong bounds test (i < n)?",
+             at_line("copy without bounds test"));
+    expect_error_saying(emu_named_out_of_bounds(1000),
+                        (const char *[]){"kernel copy_unchecked, block (3, 0, 0), ", what, NULL});
+}
+
+Test(emu, names_the_array_and_index_written_before_its_start, TIMEOUT)
+{
+    char what[300];
+    snprintf(what, sizeof what, "thread 0 writes out[-1] %s, before the start of 'out' (1000 "
+             "elements): an index that went below zero", at_line("store one to the left"));
+    expect_error_saying(emu_before_start(1000),
+                        (const char *[]){"kernel shift_left, block (0, 0, 0), ", what, NULL});
+}
+
+Test(emu, stops_a_store_far_past_every_array, TIMEOUT)
+{
+    char what[300];
+    snprintf(what, sizeof what, "thread 0 writes out[1000000] %s, past the end of 'out' (1000 "
+             "elements)", at_line("store far away"));
+    expect_error_saying(emu_far_store(1000, 1000000),
+                        (const char *[]){"kernel store_far, block (0, 0, 0), ", what, NULL});
+}
+
+Test(emu, stops_a_read_of_a_freed_array, TIMEOUT)
+{
+    char what[300];
+    snprintf(what, sizeof what, "thread 0 reads in[0] %s, but 'in' was freed with cudaFree",
+             at_line("copy without bounds test"));
+    expect_error_saying(emu_use_after_free(1000),
+                        (const char *[]){"kernel copy_unchecked, block (0, 0, 0), ", what, NULL});
+}
+
+/* ---- crashes --------------------------------------------------------------------------------- */
+
+static void expect_crash(int what, const char *const *phrases)
+{
+    int then_ok = 0;
+    expect_error_saying(emu_crash(what, &then_ok), phrases);
+    cr_expect(then_ok, "the launch after the crash failed or went wrong");
+}
+
+Test(emu, reports_a_store_through_a_wild_pointer, TIMEOUT)
+{
+    char what[300];
+    snprintf(what, sizeof what, "thread 0 writes address 0x");
+    expect_crash(CRASH_WILD_POINTER,
+                 (const char *[]){"kernel store_through, block (0, 0, 0), ", what,
+                                  at_line("store through a wild pointer"),
+                                  "where no memory is mapped", NULL});
+}
+
+Test(emu, reports_an_integer_division_by_zero, TIMEOUT)
+{
+    char what[300];
+    snprintf(what, sizeof what, "thread 0 divides an integer by zero %s",
+             at_line("divide by zero"));
+    expect_crash(CRASH_DIVISION, (const char *[]){"kernel divide, block (0, 0, 0), ", what, NULL});
+}
+
+Test(emu, reports_a_local_array_too_large_for_the_stack, TIMEOUT)
+{
+    char what[300];
+    snprintf(what, sizeof what, "thread 5 used more than its 256 KB stack %s",
+             at_line("into a big local array"));
+    expect_crash(CRASH_LOCAL_ARRAY, (const char *[]){"kernel big_local_array, block (0, 0, 0), ",
+                                                     what, "a large local array", NULL});
+}
+
+Test(emu, reports_a_local_array_that_jumps_past_the_guard_zone, TIMEOUT)
+{
+    char what[300];
+    snprintf(what, sizeof what, "thread 5 used more than its 256 KB stack %s",
+             at_line("a function with a huge local array"));
+    expect_crash(CRASH_HUGE_LOCAL_ARRAY,
+                 (const char *[]){"kernel big_local_array, block (0, 0, 0), ", what, NULL});
+}
+
+Test(emu, reports_a_recursion_that_runs_into_the_guard_zone, TIMEOUT)
+{
+    expect_crash(CRASH_RECURSION,
+                 (const char *[]){"kernel recurse, block (0, 0, 0), thread 5 used more than its "
+                                  "256 KB stack (tests/emu/emu_kernels.cu:",
+                                  "recursion too deep", NULL});
+}
+
+/* ---- names ----------------------------------------------------------------------------------- */
+
+Test(emu, names_a_kernel_launched_through_a_pointer, TIMEOUT)
+{
+    char what[300];
+    snprintf(what, sizeof what, "kernel one_too_far<int>, block (0, 0, 0), thread 63 writes "
+             "out[64] %s", at_line("one too far, through a pointer"));
+    expect_error_saying(emu_kernel_pointer(0), (const char *[]){what, NULL});
+}
+
+Test(emu, names_a_kernel_launched_through_a_pointer_in_a_race_report, TIMEOUT)
+{
+    char what[300];
+    snprintf(what, sizeof what, "thread 32 writes values[32] %s, which thread 31 read %s",
+             at_line("each its own value"), at_line("a neighbour's, without a barrier"));
+    expect_error_saying(emu_kernel_pointer(1),
+                        (const char *[]){"kernel neighbours_sum<int>, block (0, 0, 0): a race",
+                                         what, NULL});
 }
 
 /* ---- CUB ---------------------------------------------------------------------------------- */
