@@ -43,7 +43,7 @@ ifeq ($(EMU),1)
               -I$(BUILD)/cuh -pthread
   # Kernels get a call before each load and store (common/emu/memory.cpp
   # answers them): the checks for races and out-of-bounds accesses.
-  EMU_CHECKS = -fsanitize=thread --param tsan-distinguish-volatile=1
+  EMU_CHECKS = -fsanitize=thread --param tsan-distinguish-volatile=1 -fstack-clash-protection
   LDLIBS    = -pthread -lm
   CU_TOOL   = $(BUILD)/rewrite $(patsubst common/%,$(BUILD)/cuh/%,$(wildcard common/*.cuh))
   CU_COMPILE = $(BUILD)/rewrite $< > $@.cpp && $(CXX) $(EMUFLAGS) $(CPPFLAGS) -I$(<D) -c $@.cpp -o $@

@@ -345,8 +345,9 @@ std::string race_report(const block_runner &r)
                 ? " since the last __syncthreads(): a __syncthreads() between the two accesses "
                   "is missing"
                 : " since the last __syncthreads() or __syncwarp(). The two are in one warp, but "
-                  "a warp's threads do not run in lockstep: a __syncwarp() between the two "
-                  "accesses is missing (volatile is not enough)");
+                  "a warp's threads do not run in lockstep: a barrier between the two accesses "
+                  "is missing: __syncthreads(), or __syncwarp() where only this warp's threads "
+                  "share these words (volatile is not enough)");
 }
 
 /* After a race the block runs on, but a thread that spins on what the race

@@ -582,12 +582,12 @@ __global__ void divide(int *out, const int *by)
 }
 
 /* 400 KB of locals, used only here: the compiler instruments nothing, so
- * nothing is checked at its entry, and the guard zone below the stack stops
- * it. */
+ * nothing is checked at its entry; the guard zone below the stack stops it,
+ * at the stack probe of its opening (-fstack-clash-protection). */
 __attribute__((noinline)) __device__ int with_big_array(unsigned t)
-{
+{ /* LINE: into a big local array */
     volatile int big[100000];
-    big[t * 1000] = (int)t; /* LINE: into a big local array */
+    big[t * 1000] = (int)t;
     return big[t * 1000];
 }
 
