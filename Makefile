@@ -218,8 +218,8 @@ BINARIES = $(foreach l,$(SELECTED),$(BUILD)/$(TREE)/$(l)/test $(BUILD)/$(TREE)/$
 PROVEN   = $(foreach t,skeletons solutions,$(foreach l,$(WRITTEN),$(BUILD)/$(t)/$(l)/test $(BUILD)/$(t)/$(l)/run))
 
 # ---- what students and instructors run -----------------------------------------
-.PHONY: help test run build skeletons check check-skeletons prove diff handouts deps clean \
-        need-nvcc need-criterion need-pandoc FORCE
+.PHONY: help test run build skeletons check check-skeletons prove mutants diff handouts deps \
+        clean need-nvcc need-criterion need-pandoc FORCE
 
 help:
 	@echo "gpu-workbook: labs $(WRITTEN) (planned: $(filter-out $(WRITTEN),$(COURSE)))"
@@ -246,6 +246,8 @@ help:
 	@echo "                           (refuses if labs/ holds work; FORCE=1 keeps a backup first)"
 	@echo "  make check               the workbook's own checks: skeletons in sync, all builds,"
 	@echo "                           tests pass on every solution and fail on every skeleton"
+	@echo "  make mutants             plant the usual student mistakes (tests/mutants) and check"
+	@echo "                           that the tests catch each and name its cause (LAB= some)"
 	@echo "  make deps                install Criterion and pandoc (apt)"
 
 build: $(BINARIES)
@@ -289,6 +291,11 @@ check: check-skeletons $(PROVEN) $(BUILD)/selftest $(BUILD)/probe $(EMU_TEST)
 prove: $(PROVEN) $(BUILD)/probe $(EMU_TEST)
 	$(RUN_EMU_TEST)
 	@common/prove.sh $(BUILD) $(WRITTEN)
+
+# The tests against the mistakes students make: each planted in a copy of
+# the solution, caught, and its cause named in the report.
+mutants:
+	@tests/mutants/mutants.sh $(SELECTED)
 
 HANDOUTS := $(patsubst handouts/%.md,$(BUILD)/handouts/%.html,$(wildcard handouts/*.md))
 

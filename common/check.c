@@ -353,9 +353,9 @@ static int describe_wrong(const struct problem *p, const struct stage *s, const 
         format_value(got, sizeof got, b, m->got,
                      is_poison((const char *)b->got + elem_size(b->type) * m->first,
                                elem_size(b->type)));
-        *hint = read_poison_hint(p, b, m);
-        if (!*hint && p->lab->hint)
-            *hint = p->lab->hint(p, s, b, m);
+        *hint = p->lab->hint ? p->lab->hint(p, s, b, m) : NULL;
+        if (!*hint)
+            *hint = read_poison_hint(p, b, m);
         if (!*hint)
             *hint = shape_hint(p, b, m);
         int k = snprintf(msg, len,

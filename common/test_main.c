@@ -192,18 +192,30 @@ struct failure {
 };
 
 /* The line of a report that says why: its likely cause, else what is
- * wrong; each number becomes '#', since the same bug names other indices
- * at other sizes. */
-static void way_of(const char *report, char *way, size_t len)
+ * wrong. */
+static const char *why_of(const char *report)
 {
     const char *line = strstr(report, "likely cause: ");
-    if (!line)
-        line = (line = strchr(report, '\n')) ? line + 1 : report;
+    if (line)
+        return line + strlen("likely cause: ");
+    line = strchr(report, '\n');
+    return line ? line + strspn(line, "\n ") : report;
+}
+
+/* A report's cause with each number made '#', since one bug names other
+ * indices at other sizes ("1 element" and "31 elements" alike). */
+static void way_of(const char *report, char *way, size_t len)
+{
     size_t k = 0;
-    for (; *line && *line != '\n' && k + 1 < len; line++) {
-        bool digit = *line >= '0' && *line <= '9';
-        if (!digit || k == 0 || way[k - 1] != '#')
-            way[k++] = digit ? '#' : *line;
+    bool counted = false; /* in the word after a number: a plural 's' is dropped */
+    for (const char *c = why_of(report); *c && *c != '\n' && k + 1 < len; c++) {
+        bool digit = *c >= '0' && *c <= '9', letter = (*c | 32) >= 'a' && (*c | 32) <= 'z';
+        if (digit && k > 0 && way[k - 1] == '#')
+            continue;
+        if (counted && *c == 's' && !((c[1] | 32) >= 'a' && (c[1] | 32) <= 'z'))
+            continue;
+        counted = (counted && letter) || (k > 0 && way[k - 1] == '#' && *c == ' ');
+        way[k++] = digit ? '#' : *c;
     }
     way[k] = '\0';
 }
@@ -278,21 +290,24 @@ static int by_size(const void *a, const void *b)
 }
 
 /* "31, 32, 100003 (blocks 32, 96)": the sizes of f[from..count) that fail
- * `way`; f is sorted by size, then block. Returns how many. */
-static size_t print_sizes(const struct failure *f, size_t from, size_t count, const char *way)
+ * `way`, but for f[except]; f is sorted by size, then block. Returns how
+ * many. */
+static size_t print_sizes(const struct failure *f, size_t from, size_t count, const char *way,
+                          size_t except)
 {
     size_t listed = 0;
+#define LISTED(j) ((j) != except && strcmp(f[j].way, way) == 0)
     for (size_t k = from; k < count;) {
         size_t end = k, blocks = 0;
         while (end < count && f[end].n == f[k].n)
-            blocks += strcmp(f[end++].way, way) == 0;
+            blocks += LISTED(end), end++;
         if (blocks) {
             printf("%s%zu", listed ? ", " : "", f[k].n);
             bool only_256 = blocks == 1;
             for (size_t j = k; j < end; j++)
-                only_256 &= strcmp(f[j].way, way) != 0 || f[j].block == 256;
+                only_256 &= !LISTED(j) || f[j].block == 256;
             for (size_t j = k, shown = 0; j < end && !only_256; j++)
-                if (strcmp(f[j].way, way) == 0)
+                if (LISTED(j))
                     printf("%s%d", shown++ ? ", " : blocks > 1 ? " (blocks " : " (block ",
                            f[j].block);
             printf("%s", only_256 ? "" : ")");
@@ -300,6 +315,7 @@ static size_t print_sizes(const struct failure *f, size_t from, size_t count, co
         }
         k = end;
     }
+#undef LISTED
     return listed;
 }
 
@@ -313,7 +329,7 @@ static void print_lost(const struct stage *s, const struct failure *f, size_t co
         if (!first_of_way)
             continue;
         printf("%sstage %s (%s)%s, n = ", RED, s->id, s->idea, PLAIN);
-        size_t listed = print_sizes(f, k, count, f[k].way);
+        size_t listed = print_sizes(f, k, count, f[k].way, count);
         if (strcmp(f[k].way, "timed out") == 0)
             printf(": did not finish in %.0f s, and was stopped%s.\n  likely cause: %s\n",
                    GPU_TEST_TIMEOUT, skipped ? "; its larger sizes were not run" : "",
@@ -325,32 +341,38 @@ static void print_lost(const struct stage *s, const struct failure *f, size_t co
     }
 }
 
-/* One variant's failures, f[0] the smallest size: in full, then the other
- * sizes in a line, and a line for each other way some of them fail. */
+/* One variant's failures, sorted by size: in full the smallest that fails
+ * the commonest way (a tiny size can fail in a way that says less: with
+ * n = 1 a missing tail is all there is), the other sizes that fail that way
+ * in a line, and a line for each other way. */
 static void print_variant(const struct failure *f, size_t count)
 {
-    const char *title_end = strchr(f->report, '\n');
-    printf("%s%.*s%s%s\n", RED, (int)(title_end ? title_end - f->report : 0), f->report, PLAIN,
-           title_end ? title_end : f->report);
-    size_t same = 0;
-    for (size_t k = 1; k < count; k++)
-        same += strcmp(f[k].way, f->way) == 0;
-    if (same) {
-        printf("  and %zu more size%s fail%s the same way: n = ", same, same > 1 ? "s" : "",
-               same > 1 ? "" : "s");
-        print_sizes(f, 1, count, f->way);
+    size_t lead = 0, lead_count = 0;
+    for (size_t k = 0; k < count; k++) {
+        size_t same = 0;
+        for (size_t j = 0; j < count; j++)
+            same += strcmp(f[j].way, f[k].way) == 0;
+        if (same > lead_count)
+            lead = k, lead_count = same;
+    }
+    const char *report = f[lead].report, *title_end = strchr(report, '\n');
+    printf("%s%.*s%s%s\n", RED, (int)(title_end ? title_end - report : 0), report, PLAIN,
+           title_end ? title_end : report);
+    if (lead_count > 1) {
+        printf("  and %zu more size%s fail%s the same way: n = ", lead_count - 1,
+               lead_count > 2 ? "s" : "", lead_count > 2 ? "" : "s");
+        print_sizes(f, 0, count, f[lead].way, lead);
         printf("\n");
     }
-    for (size_t k = 1; k < count; k++) {
-        bool first_of_way = strcmp(f[k].way, f->way) != 0;
-        for (size_t j = 1; j < k && first_of_way; j++)
+    for (size_t k = 0; k < count; k++) {
+        bool first_of_way = strcmp(f[k].way, f[lead].way) != 0;
+        for (size_t j = 0; j < k && first_of_way; j++)
             first_of_way = strcmp(f[j].way, f[k].way) != 0;
         if (!first_of_way)
             continue;
         printf("  n = ");
-        size_t listed = print_sizes(f, 1, count, f[k].way);
-        const char *why = strstr(f[k].report, "likely cause: ");
-        why = why ? why + 14 : f[k].way;
+        size_t listed = print_sizes(f, 0, count, f[k].way, count);
+        const char *why = why_of(f[k].report);
         printf(" fail%s another way: %.*s\n", listed > 1 ? "" : "s", (int)strcspn(why, "\n"), why);
     }
 }

@@ -77,8 +77,11 @@ static const char *map_hint(const struct problem *p, const struct stage *s,
 
     if (strcmp(s->id, "3") == 0 && m->first >= 4 * vectors && n % 4) {
         snprintf(hint, sizeof hint,
-                 "only the last n %% 4 = %zu elements are wrong: the scalar tail after the "
-                 "float4 part is missing",
+                 n < 4 ? "nothing was written, and with n = %zu every element lies in the scalar "
+                         "tail after the float4 part: is the tail missing, or is the stage still "
+                         "a TODO?"
+                       : "only the last n %% 4 = %zu elements are wrong: the scalar tail after "
+                         "the float4 part is missing",
                  n % 4);
         return hint;
     }

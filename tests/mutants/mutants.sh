@@ -63,6 +63,9 @@ run_one() {
     NO_COLOR=1 make --no-print-directory test LAB="$lab" STAGE="$stage" EMU="$emu" \
         SUBMISSION="$dir" > "$log" 2>&1
     local caught=$? verdict="caught, says it"
+    if [ $caught -eq 0 ] && grep -q "^warnings in" "$log"; then
+        caught=1 verdict="warned, says it" # a bug the tests' sizes cannot show
+    fi
     if [ $caught -eq 0 ] && [ -n "$known" ] && [ "$emu" = 1 ]; then
         verdict="not caught under EMU=1: $known"
         total=$((total - 1)) known_misses=$((known_misses + 1))
@@ -73,7 +76,7 @@ run_one() {
             [ -z "$phrase" ] || grep -qF -- "$phrase" "$log" || verdict="caught, but lacks: $phrase"
         done <<< "$expect"
     fi
-    case $verdict in "caught, says it" | "not caught under"*) ;; *) missed=$((missed + 1)) ;; esac
+    case $verdict in *"says it" | "not caught under"*) ;; *) missed=$((missed + 1)) ;; esac
     printf '%-18s %-4s %-44.44s %s\n' "$lab" "$stage" "$what" "$verdict"
 }
 
