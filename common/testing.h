@@ -33,23 +33,24 @@
 #define LARGEST_SIZE(X, name, id) X(name, id, 16777233)
 #endif
 #define FRAME_SIZES(X, XB, name, id)                                                        \
-    X(name, id, 0) X(name, id, 1) X(name, id, 31) X(name, id, 32) X(name, id, 33)               \
-    X(name, id, 1000) X(name, id, 1023) X(name, id, 1024) X(name, id, 1025) X(name, id, 1000003) \
-    LARGEST_SIZE(X, name, id) XB(name, id, 100003, 32) XB(name, id, 100003, 96)               \
-    XB(name, id, 100003, 1000) XB(name, id, 100003, 1024)
+    X(name, id, 0) X(name, id, 1) X(name, id, 31) X(name, id, 32) X(name, id, 33)           \
+    X(name, id, 1000) X(name, id, 1023) X(name, id, 1024) X(name, id, 1025)                 \
+    X(name, id, 1000003) LARGEST_SIZE(X, name, id)                                          \
+    XB(name, id, 100003, 32) XB(name, id, 100003, 96) XB(name, id, 100003, 1000)            \
+    XB(name, id, 100003, 1024)
 
 /* One test: stage `id` of `name` at size n, with blocks of 256 threads or of
  * `block`. */
 #define SIZE_TEST(name, id, n)                                                              \
     Test(name##_stage##id, matches_cpu_n##n, .init = before_gpu_test,                       \
          .timeout = GPU_TEST_TIMEOUT)                                                       \
-    {                                                                                      \
+    {                                                                                       \
         expect_stage_correct(&name##_lab, #id, n, 256);                                     \
     }
 #define BLOCK_TEST(name, id, n, block)                                                      \
-    Test(name##_stage##id, matches_cpu_n##n##_block##block, .init = before_gpu_test,         \
+    Test(name##_stage##id, matches_cpu_n##n##_block##block, .init = before_gpu_test,        \
          .timeout = GPU_TEST_TIMEOUT)                                                       \
-    {                                                                                      \
+    {                                                                                       \
         expect_stage_correct(&name##_lab, #id, n, block);                                   \
     }
 

@@ -6,8 +6,8 @@
  * 256^2 and 512^2, where a third pass over the block sums begins. */
 #include "testing.h"
 
-#define LAB_SIZES(X, XB, name, id)                                                           \
-    X(name, id, 256) X(name, id, 257) X(name, id, 512) X(name, id, 513) X(name, id, 1026)          \
+#define LAB_SIZES(X, XB, name, id)                                                          \
+    X(name, id, 256) X(name, id, 257) X(name, id, 512) X(name, id, 513) X(name, id, 1026)   \
     X(name, id, 65537) X(name, id, 262145)
 
 STAGE_TESTS(reduce, 1)

@@ -10,7 +10,7 @@
 #include "testing.h"
 #include "scan-large-arrays.h"
 
-#define LAB_SIZES(X, XB, name, id)                                                           \
+#define LAB_SIZES(X, XB, name, id)                                                          \
     X(name, id, 6143) X(name, id, 6144) X(name, id, 6145) XB(name, id, 589825, 32)
 _Static_assert(6144 == 256 * ITEMS, "the sizes around a tile follow ITEMS");
 _Static_assert(589825 > (32 * ITEMS) * (32 * ITEMS), "a second level of tile totals");
