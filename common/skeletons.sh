@@ -85,8 +85,9 @@ check)
         echo "check: edit solutions/, then make skeletons; never labs/ by hand"
         exit 1
     else
-        echo "check: labs/ holds your work, which differs from the skeletons as it should"
-        echo "       ($(echo "$work" | wc -l) files); the checks below use the skeletons themselves"
+        count=$(echo "$work" | wc -l)
+        echo "check: labs/ holds your work ($count file$([ "$count" = 1 ] || echo s) differ from the"
+        echo "       skeletons, as they should); the checks below use the skeletons themselves"
     fi
     ;;
 esac

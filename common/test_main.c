@@ -476,7 +476,7 @@ static const struct criterion_suite_stats *stats_of(const struct criterion_globa
 ReportHook(POST_ALL)(struct criterion_global_stats *stats)
 {
     all_skipped = stats->nb_tests == stats->tests_skipped;
-    if (!for_people)
+    if (!for_people || all_skipped)
         return;
     if (colour && planned)
         printf("\r\33[K");
