@@ -162,9 +162,11 @@ $(BUILD)/tests/common/%.o: tests/common/%.c $(COMMON_H) | need-criterion
 	$(Q)$(CC) $(CFLAGS) $(CPPFLAGS) $(CRITERION_CFLAGS) -c $< -o $@
 
 # The skeletons as the solutions make them today, file by file: what
-# labs/ should hold, and what `make check` proves the tests fail on.
-SKELETON_FILES := $(patsubst solutions/%,$(BUILD)/skeletons/%,$(wildcard $(foreach l,$(WRITTEN),solutions/$(l)/*)))
-$(BUILD)/skeletons/%: solutions/% common/skeleton.awk
+# labs/ should hold, and what `make check` proves the tests fail on. They
+# are built as the tree `skeletons`, whose objects go to $(BUILD)/skeletons.
+SKELETONS := $(BUILD)/skeleton-sources
+SKELETON_FILES := $(patsubst solutions/%,$(SKELETONS)/%,$(wildcard $(foreach l,$(WRITTEN),solutions/$(l)/*)))
+$(SKELETONS)/%: solutions/% common/skeleton.awk
 	@mkdir -p $(@D)
 	$(Q)awk -f common/skeleton.awk $< > $@.tmp && mv $@.tmp $@
 
@@ -209,7 +211,7 @@ $(BUILD)/$(1)/$(3)/run: $(BUILD)/$(1)/$(3)/$(3).o $(BUILD)/$(1)/$(3)/$(3)_lab.o 
 endef
 $(foreach l,$(WRITTEN),$(eval $(call LAB_RULES,labs,labs,$(l))))
 $(foreach l,$(WRITTEN),$(eval $(call LAB_RULES,solutions,solutions,$(l))))
-$(foreach l,$(WRITTEN),$(eval $(call LAB_RULES,skeletons,$(BUILD)/skeletons,$(l))))
+$(foreach l,$(WRITTEN),$(eval $(call LAB_RULES,skeletons,$(SKELETONS),$(l))))
 ifneq ($(SUBMISSION),)
 $(foreach l,$(SELECTED),$(eval $(call LAB_RULES,submission,$(SUBMISSION)/labs,$(l))))
 endif
@@ -267,10 +269,10 @@ diff:
 
 # labs/ from solutions/, never over a student's work (common/skeletons.sh).
 skeletons: $(SKELETON_FILES)
-	@common/skeletons.sh write $(BUILD)/skeletons $(WRITTEN)
+	@common/skeletons.sh write $(SKELETONS) $(WRITTEN)
 
 check-skeletons: $(SKELETON_FILES)
-	@common/skeletons.sh check $(BUILD)/skeletons $(WRITTEN)
+	@common/skeletons.sh check $(SKELETONS) $(WRITTEN)
 
 # Under EMU=1 the emulation proves itself first: its own tests, planted bugs included.
 EMU_TEST = $(if $(filter 1,$(EMU)),$(BUILD)/emutest)

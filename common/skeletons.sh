@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # skeletons.sh write|check GENERATED LAB...: labs/ and the skeletons that
-# GENERATED (the Makefile's build/skeletons) holds, as the solutions make
+# GENERATED (the Makefile's build/skeleton-sources) holds, as the solutions make
 # them today.
 #
 # labs/.skeletons.sha256 records what the last generation wrote. A file in
