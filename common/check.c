@@ -179,6 +179,26 @@ static long long poison_multiple(const struct buffer *b, const struct mismatch *
     return times != 0 && times > -(1 << 16) && times < (1 << 16) ? times : 0;
 }
 
+/* Poison words and some other wrong values besides: the count k (up to
+ * 4096) for which got - expected - k * poison, in 32 bits, is smallest, if
+ * that rest is small; 0 otherwise. No k * poison comes within 688,988 of 0
+ * modulo 2^32, so a small error is never read as poison. */
+static long long poison_with_rest(const struct buffer *b, const struct mismatch *m, long long *rest)
+{
+    if (b->type != I32 && b->type != U32)
+        return 0;
+    uint32_t off = (uint32_t)(int64_t)m->got - (uint32_t)(int64_t)m->expected;
+    long long best = 0;
+    for (long long k = -4096; k <= 4096; k++) {
+        int32_t r = (int32_t)(off - (uint32_t)k * POISON_WORD);
+        if (k != 0 && (best == 0 || llabs(r) < llabs(*rest))) {
+            best = k;
+            *rest = r;
+        }
+    }
+    return llabs(*rest) < 65536 ? best : 0;
+}
+
 const char *read_poison_hint(const struct problem *p, const struct buffer *b,
                              const struct mismatch *m)
 {
@@ -201,6 +221,16 @@ const char *read_poison_hint(const struct problem *p, const struct buffer *b,
                  "%s[%zu] is off by %lld times the poison word 0x%08X: that many poisoned words "
                  "were read and added in. They came from %s; where a value is missing, use 0",
                  b->name, m->first, times, POISON_WORD, poison_sources(p));
+        return hint;
+    }
+    long long rest;
+    if ((times = poison_with_rest(b, m, &rest))) {
+        snprintf(hint, sizeof hint,
+                 "%s[%zu] is off by %lld times the poison word 0x%08X, give or take %lld: about "
+                 "that many poisoned words were read and added in, with other wrong values. They "
+                 "came from %s (or from partial sums never written); where a value is missing, "
+                 "use 0",
+                 b->name, m->first, times, POISON_WORD, rest, poison_sources(p));
         return hint;
     }
     return NULL;

@@ -155,7 +155,16 @@ static const char *reduce_hint(const struct problem *p, const struct stage *s,
                      p->n % 4);
             return hint;
         }
-        return NULL;
+        if (m->unwritten || read_poison_hint(p, b, m))
+            return NULL;
+        if (p->emulated)
+            return "the sum is wrong, and the emulation saw no race on shared memory. If it "
+                   "changes from run to run (repeat the reproduce line), blocks add into the sum "
+                   "without atomicAdd; if not, check warp_sum and which values each thread reads";
+        return "the sum is wrong. If it changes from run to run (repeat the reproduce line), "
+               "threads race: warp totals read before a __syncthreads() made them ready, or "
+               "blocks adding into the sum without atomicAdd (EMU=1 names a race on shared "
+               "memory); if not, check warp_sum and which values each thread reads";
     }
     if (stage > 6)
         return NULL;
