@@ -95,9 +95,15 @@ static const char *histogram_hint(const struct problem *p, const struct stage *s
                "launched (a grid of 0 blocks)?";
     if (total < p->n) {
         snprintf(hint, sizeof hint,
-                 "%llu of the %zu values were not counted: a plain hist[b]++ (read, add, "
-                 "write) loses counts when two threads hit one bin at once; use atomicAdd, "
-                 "or a value was skipped (bounds or stride)",
+                 atoi(s->id) < 3
+                     ? "%llu of the %zu values were not counted: a plain hist[b]++ (read, add, "
+                       "write) loses counts when two threads hit one bin at once; use atomicAdd. "
+                       "Or a value was skipped (bounds or stride)"
+                     : "%llu of the %zu values were not counted: counts made before a private "
+                       "histogram was cleared are wiped out (a __syncthreads() missing between "
+                       "clearing and counting), and counts made after it was merged are lost (one "
+                       "missing before the merge); or a plain ++ instead of atomicAdd, or a value "
+                       "skipped (bounds or stride)",
                  (unsigned long long)p->n - total, p->n);
         return hint;
     }
@@ -119,8 +125,9 @@ static const char *histogram_hint(const struct problem *p, const struct stage *s
                                     "or was merged twice" : "");
         return hint;
     }
-    return "the right number of counts in the wrong bins: is each value counted in "
-           "hist[value]?";
+    return "the right number of counts, in the wrong bins: some values were counted twice and "
+           "others never (check where each thread's loop starts and how far it strides), or a "
+           "value was counted in another bin than hist[value]";
 }
 
 /* Stage 4's per-warp histograms need whole warps. */

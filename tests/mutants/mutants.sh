@@ -24,7 +24,7 @@ labs=${*:-$(cd tests/mutants && ls *.mut | sed 's/\.mut$//')}
 work=build/mutants
 emu=${EMU:-1}
 export SEED=${SEED:-1234}
-missed=0 total=0 known_misses=0
+missed=0 total=0 known_misses=0 number=0
 
 # Apply the edits of one mutant (lines "@ ...", "- ...", "+ ...") to FILE.
 apply() {
@@ -55,8 +55,8 @@ apply() {
 
 run_one() {
     local lab=$1 stage=$2 what=$3 edits=$4 expect=$5 known=$6
-    total=$((total + 1))
-    local dir=$work/$total log=$work/$total.log
+    total=$((total + 1)) number=$((number + 1))
+    local dir=$work/$number log=$work/$number.log
     rm -rf "$dir" && mkdir -p "$dir/labs" && cp -r "solutions/$lab" "$dir/labs/"
     if ! apply "$edits" "$dir/labs/$lab/$lab.cu" 2> "$log"; then
         printf '%-18s %-4s %-44.44s %s\n' "$lab" "$stage" "$what" "DOES NOT APPLY"
