@@ -4,8 +4,8 @@
  * this process, the runner, never touches CUDA itself, since a CUDA context
  * does not survive fork(). The runner keeps Criterion's own log quiet and
  * writes what a student needs instead: one report per stage and variant
- * (the smallest failing size in full, the other sizes in one line), then one
- * line per stage. Criterion's formats stay there for tools: --verbose,
+ * (the smallest size that fails the commonest way in full, the other sizes
+ * in a line), then one line per stage. Criterion's formats stay there for tools: --verbose,
  * --tap, --xml and --json behave as Criterion documents them.
  *
  *   WORKBOOK_SUMMARY=FILE  the per-stage lines go to FILE (make test prints
@@ -96,6 +96,13 @@ static int stage_index(const char *name)
         if (strcmp(suite_of(s), suite) == 0)
             return k;
     return -1;
+}
+
+/* The first test of stage s to time out, or NULL. */
+static const struct criterion_test *hung_in(const struct stage *s)
+{
+    int k = stage_index(suite_of(s));
+    return k >= 0 ? hung[k] : NULL;
 }
 
 /* Criterion skips a disabled test without starting it; this runs in the
@@ -410,7 +417,7 @@ static void print_stage_failures(const struct stage *s, struct failure *f, size_
     size_t k = 0;
     while (k < count && f[k].variant < 0)
         k++;
-    print_lost(s, f, k, hung[stage_index(suite_of(s))] != NULL);
+    print_lost(s, f, k, hung_in(s) != NULL);
     const struct failure *shown[16];
     size_t shown_count[16], nshown = 0;
     while (k < count) {
@@ -445,7 +452,7 @@ static void summary_line(FILE *out, const struct stage *s, const struct criterio
         passed += ts->test_status == CR_STATUS_PASSED && !ts->timed_out;
         skipped += ts->test_status == CR_STATUS_SKIPPED;
     }
-    const struct criterion_test *stuck = hung[stage_index(ss->suite->name)];
+    const struct criterion_test *stuck = hung_in(s);
     bool ok = passed == tests;
     fprintf(out, "  stage %-3s %-42s %s%3zu of %3zu passed%s", s->id, s->idea, ok ? GREEN : RED,
             passed, tests, PLAIN);

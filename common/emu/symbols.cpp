@@ -39,20 +39,27 @@ static bool own_code(const std::string &file)
     return file.find(EMU_DIR) == std::string::npos && file.rfind("/usr/", 0) != 0;
 }
 
+/* "f<int>(int)" -> "f<int>": the group that ends the name, if it ends with
+ * `close`, goes, nested groups and all. */
+static void erase_last_group(std::string &name, char open, char close)
+{
+    if (name.empty() || name.back() != close)
+        return;
+    int depth = 0;
+    for (size_t k = name.size(); k-- > 0;)
+        if (name[k] == close)
+            depth++;
+        else if (name[k] == open && --depth == 0) {
+            name.erase(k);
+            return;
+        }
+}
+
 /* "void scan<int>(int const*, int) [clone .cold]" -> "scan<int>" */
 static std::string bare(std::string name)
 {
     name = name.substr(0, name.find(" [clone"));
-    if (!name.empty() && name.back() == ')') { /* the parameters */
-        int depth = 0;
-        for (size_t k = name.size(); k-- > 0;)
-            if (name[k] == ')')
-                depth++;
-            else if (name[k] == '(' && --depth == 0) {
-                name.erase(k);
-                break;
-            }
-    }
+    erase_last_group(name, '(', ')'); /* the parameters */
     int depth = 0; /* the return type ends at the last space outside <> and () */
     for (size_t k = name.size(); k-- > 0;) {
         char c = name[k];
@@ -67,16 +74,7 @@ static std::string bare(std::string name)
 static std::string identifier(const std::string &name)
 {
     std::string b = bare(name);
-    if (!b.empty() && b.back() == '>') {
-        int depth = 0;
-        for (size_t k = b.size(); k-- > 0;)
-            if (b[k] == '>')
-                depth++;
-            else if (b[k] == '<' && --depth == 0) {
-                b.erase(k);
-                break;
-            }
-    }
+    erase_last_group(b, '<', '>');
     size_t colons = b.rfind("::");
     return colons == std::string::npos ? b : b.substr(colons + 2);
 }
