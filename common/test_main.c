@@ -327,7 +327,8 @@ static size_t print_sizes(const struct failure *f, size_t from, size_t count, co
 }
 
 /* The tests that never gave a verdict, f[0..count): time-outs, crashes. */
-static void print_lost(const struct stage *s, const struct failure *f, size_t count, bool skipped)
+static void print_lost(const struct stage *s, const struct failure *f, size_t count,
+                       size_t skipped)
 {
     for (size_t k = 0; k < count; k++) {
         bool first_of_way = true;
@@ -337,10 +338,12 @@ static void print_lost(const struct stage *s, const struct failure *f, size_t co
             continue;
         printf("%sstage %s (%s)%s, n = ", RED, s->id, s->idea, PLAIN);
         size_t listed = print_sizes(f, k, count, f[k].way, count);
-        if (strcmp(f[k].way, "timed out") == 0)
-            printf(": did not finish in %.0f s, and was stopped%s.\n  likely cause: %s\n",
-                   GPU_TEST_TIMEOUT, skipped ? "; its larger sizes were not run" : "",
-                   hang_advice(workbook_lab));
+        if (strcmp(f[k].way, "timed out") == 0) {
+            printf(": did not finish in %.0f s, and was stopped", GPU_TEST_TIMEOUT);
+            if (skipped)
+                printf("; %zu larger size%s not run", skipped, skipped > 1 ? "s were" : " was");
+            printf(".\n  likely cause: %s\n", hang_advice(workbook_lab));
+        }
         else
             printf(": the test %s before it could give a verdict: a fault outside the kernel%s "
                    "(in the launcher, or in setting up)\n",
@@ -403,9 +406,10 @@ static bool untouched(const struct failure *f, size_t count)
     return count > 0;
 }
 
-/* The reports of one stage; `first` if no stage before it failed. */
+/* The reports of one stage; `first` if no stage before it failed, and
+ * `skipped` tests it did not run after a time-out. */
 static void print_stage_failures(const struct stage *s, struct failure *f, size_t count,
-                                 bool first)
+                                 bool first, size_t skipped)
 {
     qsort(f, count, sizeof *f, by_size);
     printf("\n");
@@ -417,7 +421,7 @@ static void print_stage_failures(const struct stage *s, struct failure *f, size_
     size_t k = 0;
     while (k < count && f[k].variant < 0)
         k++;
-    print_lost(s, f, k, hung_in(s) != NULL);
+    print_lost(s, f, k, skipped);
     const struct failure *shown[16];
     size_t shown_count[16], nshown = 0;
     while (k < count) {
@@ -456,8 +460,10 @@ static void summary_line(FILE *out, const struct stage *s, const struct criterio
     bool ok = passed == tests;
     fprintf(out, "  stage %-3s %-42s %s%3zu of %3zu passed%s", s->id, s->idea, ok ? GREEN : RED,
             passed, tests, PLAIN);
-    if (stuck)
-        fprintf(out, " (hung at n = %s, %zu not run)", size_text(stuck), skipped);
+    if (stuck && skipped)
+        fprintf(out, " (hung at n = %s; %zu not run)", size_text(stuck), skipped);
+    else if (stuck)
+        fprintf(out, " (hung at n = %s)", size_text(stuck));
     if (!ok && !*pointed) {
         char extra[256];
         const char *make_args = getenv("WORKBOOK_MAKE_ARGS");
@@ -495,7 +501,7 @@ ReportHook(POST_ALL)(struct criterion_global_stats *stats)
             continue;
         size_t count = collect(ss, f);
         if (count)
-            print_stage_failures(s, f, count, !failed_before);
+            print_stage_failures(s, f, count, !failed_before, ss->tests_skipped);
         failed_before |= count > 0;
     }
 
