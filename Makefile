@@ -12,9 +12,18 @@ BUILD  ?= build
 ARCH   ?= $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null \
                   | head -n 1 | tr -d . | grep -E '^[0-9]+$$')
 
+COURSE := map reduce histogram scan-HS scan-Blelloch scan-large-arrays compact radix transpose
+
 # V=1 prints every command; otherwise only what needs reading: errors, and
 # the warnings of the lab's own .cu file.
 Q := $(if $(filter 1,$(V)),,@)
+
+# LAB= is checked before anything else is said.
+ifneq ($(LAB),)
+  ifeq ($(filter $(LAB)%,$(COURSE)),)
+    $(error LAB=$(LAB) names no lab. The labs: $(COURSE). A prefix picks a family: LAB=scan)
+  endif
+endif
 
 # Without a GPU, test and run fall back to the CPU emulation by themselves,
 # as check does; EMU=0 insists on a GPU.
@@ -72,15 +81,11 @@ SHOW_KERNEL_COMPILE = echo "compiling $<$(if $(filter 1,$(EMU)), for the CPU emu
 	                        common/show-diagnostics.sh $@.nvcc.log $$? "$<" nvcc; })
 
 # ---- the labs ----------------------------------------------------------------
-COURSE  := map reduce histogram scan-HS scan-Blelloch scan-large-arrays compact radix transpose
 WRITTEN := $(strip $(foreach l,$(COURSE),$(if $(wildcard solutions/$(l)/$(l).cu),$(l))))
 
 # LAB=map picks one lab, LAB=scan the labs whose names start with it, no LAB all.
 ifneq ($(LAB),)
   PICKED := $(filter $(LAB)%,$(COURSE))
-  ifeq ($(PICKED),)
-    $(error LAB=$(LAB) names no lab. The labs: $(COURSE). A prefix picks a family: LAB=scan)
-  endif
   SELECTED := $(filter $(WRITTEN),$(PICKED))
   ifeq ($(SELECTED),)
     $(error LAB=$(LAB): $(PICKED) not written yet. Written so far: $(WRITTEN))
