@@ -156,7 +156,7 @@ $(BUILD)/emutest: $(BUILD)/tests/emu/emu_kernels.o $(BUILD)/tests/emu/test_emu.o
 
 $(BUILD)/tests/emu/emu_kernels.o: tests/emu/emu_kernels.cu tests/emu/emu_kernels.h $(COMMON_H) | $(CU_TOOL)
 	@mkdir -p $(@D)
-	$(Q)$(BUILD)/rewrite $< > $@.cpp && $(CXX) $(EMUFLAGS) $(EMU_CHECKS) $(CPPFLAGS) -I$(<D) -c $@.cpp -o $@
+	$(Q)$(KERNEL_COMPILE)
 
 $(BUILD)/tests/emu/%.o: tests/emu/%.c tests/emu/emu_kernels.h $(COMMON_H) | need-criterion
 	@mkdir -p $(@D)
