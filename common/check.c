@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 void die(const char *fmt, ...)
 {
@@ -418,6 +419,18 @@ void describe_finding(const struct problem *p, const struct stage *s, const stru
     if (k > 0 && (size_t)k < len)
         snprintf(msg + k, len - k, "  reproduce: %s", reproduce_command(p, s));
 }
+
+/* ---- colour ------------------------------------------------------------ */
+
+bool colour_on(void)
+{
+    static int on = -1; /* decided once: stdout does not change */
+    if (on < 0)
+        on = isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
+    return on;
+}
+
+const char *paint(const char *code) { return colour_on() ? code : ""; }
 
 /* ---- random inputs ----------------------------------------------------- */
 

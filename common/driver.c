@@ -20,12 +20,6 @@ extern const struct lab *const workbook_lab;
 
 enum { WARMUP = 3, REPS = 20, STAGE_SECONDS = 60 };
 
-/* Colour on a terminal, unless NO_COLOR is set. */
-static bool colour;
-static const char *paint(const char *code) { return colour ? code : ""; }
-#define RED paint("\33[1;31m")
-#define GREEN paint("\33[32m")
-#define PLAIN paint("\33[0m")
 
 /* A kernel that never finishes must not freeze the terminal: each stage gets
  * STAGE_SECONDS for its check and its timings, then the run stops saying which. */
@@ -292,7 +286,6 @@ int main(int argc, char *argv[])
         }
     }
     uint64_t seed = seed_from_env();
-    colour = isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
     setvbuf(stdout, NULL, _IOLBF, 0); /* rows already printed survive a time-out */
     signal(SIGALRM, on_alarm);
 

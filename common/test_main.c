@@ -32,16 +32,9 @@ extern const struct lab *const workbook_lab;
 
 static struct criterion_test_set *all_tests;
 static bool for_people;       /* our report, not Criterion's log */
-static bool colour;           /* escape codes: a terminal, and no NO_COLOR */
 static size_t planned, done;  /* tests, for the progress line */
 static bool all_skipped = true;
 
-static const char *paint(const char *code) { return colour ? code : ""; }
-#define RED paint("\33[1;31m")
-#define GREEN paint("\33[32m")
-#define YELLOW paint("\33[1;33m")
-#define BOLD paint("\33[1m")
-#define PLAIN paint("\33[0m")
 
 /* ---- names: suites are stages, tests are sizes --------------------------- */
 
@@ -120,7 +113,7 @@ static void skip_rest_of_suite(const char *suite)
  * as the signal asks (its tests die with it). */
 static void on_interrupt(int sig)
 {
-    if (colour && write(STDOUT_FILENO, "\r\33[K", 4) < 0)
+    if (colour_on() && write(STDOUT_FILENO, "\r\33[K", 4) < 0)
         _exit(130);
     signal(sig, SIG_DFL);
     raise(sig);
@@ -128,7 +121,7 @@ static void on_interrupt(int sig)
 
 static void progress(void)
 {
-    if (for_people && colour && planned) {
+    if (for_people && colour_on() && planned) {
         printf("\r  testing %s: %zu of %zu tests done", workbook_lab->name, done, planned);
         fflush(stdout);
     }
@@ -491,7 +484,7 @@ ReportHook(POST_ALL)(struct criterion_global_stats *stats)
     all_skipped = stats->nb_tests == stats->tests_skipped;
     if (!for_people || all_skipped)
         return;
-    if (colour && planned)
+    if (colour_on() && planned)
         printf("\r\33[K");
     static struct failure f[MAX_FAILURES];
     bool failed_before = false;
@@ -589,7 +582,7 @@ static void header(void)
 int main(int argc, char *argv[])
 {
     const char *stage = getenv("STAGE"), *variant = getenv("VARIANT");
-    colour = isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
+    (void)colour_on(); /* decided here, before a signal handler may ask */
     pid_t group = getpgrp();
     all_tests = criterion_initialize();
     /* Criterion moves the runner into a process group of its own, out of

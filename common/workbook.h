@@ -175,6 +175,15 @@ const char *reproduce_command(const struct problem *p, const struct stage *s);
 const char *read_poison_hint(const struct problem *p, const struct buffer *b,
                              const struct mismatch *m);
 
+/* ---- colour: escape codes on a terminal, none in a pipe or with NO_COLOR */
+bool colour_on(void);
+const char *paint(const char *code); /* code, or "" when colour is off */
+#define RED paint("\33[1;31m")
+#define GREEN paint("\33[32m")
+#define YELLOW paint("\33[1;33m")
+#define BOLD paint("\33[1m")
+#define PLAIN paint("\33[0m")
+
 /* ---- random inputs from a seed ----------------------------------------- */
 uint64_t rng_next(uint64_t *state);
 void fill_uniform_f32(float *x, size_t n, uint64_t seed, float lo, float hi);
