@@ -171,7 +171,7 @@ static double stage_row(struct problem *p, const struct stage *s, const char *la
     double ms = time_gpu_ms(launch_once, &j, t->warmup, t->reps);
     double copies = time_gpu_ms(upload_once, &j, 1, emu ? 1 : 5) +
                     time_gpu_ms(download_once, &j, 1, emu ? 1 : 5);
-    double gbps = p->lab->bytes(p, s) / ms / 1e6;
+    double gbps = p->bytes / ms / 1e6;
     char share[16];
     snprintf(share, sizeof share, "%5.1f%%", 100 * gbps / t->copy_gbps);
     printf("%-6s  %-42.42s  %s%-5s%s  %9.4f  %7s  %6s  %7s  %7s  %8s\n", label, s->idea, GREEN,
@@ -195,7 +195,7 @@ static bool run_table(const struct lab *lab, int variant, size_t n, uint64_t see
         cpu_reps = 5;
         t.cpu_ms = time_cpu_ms(reference_once, p, cpu_reps);
     }
-    double bytes = lab->bytes(p, &lab->stages[0]);
+    double bytes = p->bytes;
     double copy_ms = time_copy_ms((size_t)(bytes / 2), t.reps);
     t.copy_gbps = bytes / copy_ms / 1e6;
 

@@ -8,8 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { IN, OUT, SUMS, STATUS }; /* the order scan_setup adds buffers in */
-
 const char *const scan_variants[] = {
     "exclusive-int", "inclusive-int", "exclusive-float", "inclusive-float", NULL,
 };
@@ -33,20 +31,19 @@ void scan_setup(struct problem *p, size_t segment, bool large)
     /* floats: a sum of m values of both signs drifts like sqrt(m), and so
      * does its rounding error, whatever order the adds take */
     size_t m = segment && segment < n ? segment : n;
-    problem_add_output(p, "out", type, n, 1e-5, 1e-4 * sqrt((double)m) + 1e-5);
-    if (large) {
-        problem_add_scratch(p, "sums", type, 2 * (n / 64 + 64));
-        problem_add_scratch(p, "status", U32, 2 * (n / 64 + 64));
-    }
+    struct buffer *out = problem_add_output(p, "out", type, n, 1e-5, 1e-4 * sqrt((double)m) + 1e-5);
 
     struct args *a = p->args;
     a->type = type;
     a->inclusive = inclusive(p);
-    a->in = p->buf[IN].dev;
-    a->out = p->buf[OUT].dev;
+    a->in = in->dev;
+    a->out = out->dev;
     a->n = n;
-    a->sums = large ? p->buf[SUMS].dev : NULL;
-    a->status = large ? p->buf[STATUS].dev : NULL;
+    if (large) {
+        a->sums = problem_add_scratch(p, "sums", type, 2 * (n / 64 + 64))->dev;
+        a->status = problem_add_scratch(p, "status", U32, 2 * (n / 64 + 64))->dev;
+    }
+    p->bytes = 8.0 * n; /* every value read once and every sum written once */
 }
 
 /* The running sum, restarted at every segment: ints in 32-bit unsigned
@@ -56,8 +53,8 @@ void scan_reference(struct problem *p, size_t segment)
     size_t n = p->n;
     bool incl = inclusive(p);
     if (ints(p)) {
-        const int *x = p->buf[IN].host;
-        int *y = p->buf[OUT].host;
+        const int *x = problem_buffer(p, "in")->host;
+        int *y = problem_buffer(p, "out")->host;
         unsigned sum = 0;
         for (size_t i = 0; i < n; i++) {
             if (segment && i % segment == 0)
@@ -67,8 +64,8 @@ void scan_reference(struct problem *p, size_t segment)
                 sum += (unsigned)x[i];
         }
     } else {
-        const float *x = p->buf[IN].host;
-        float *y = p->buf[OUT].host;
+        const float *x = problem_buffer(p, "in")->host;
+        float *y = problem_buffer(p, "out")->host;
         double sum = 0;
         for (size_t i = 0; i < n; i++) {
             if (segment && i % segment == 0)
@@ -80,23 +77,12 @@ void scan_reference(struct problem *p, size_t segment)
     }
 }
 
-double scan_bytes(const struct problem *p, const struct stage *s)
-{
-    (void)s; /* every value read once and every sum written once */
-    return 8.0 * p->n;
-}
-
-bool scan_reads(const struct stage *s, const struct buffer *b)
-{
-    (void)s;
-    return strcmp(b->name, "in") == 0;
-}
-
 /* ---- reading a wrong scan: what the numbers show ------------------------ */
 
 static double input(const struct problem *p, size_t i)
 {
-    return ints(p) ? ((const int *)p->buf[IN].host)[i] : ((const float *)p->buf[IN].host)[i];
+    const void *in = problem_buffer(p, "in")->host;
+    return ints(p) ? ((const int *)in)[i] : ((const float *)in)[i];
 }
 
 static double output(const struct buffer *b, const void *data, size_t i)

@@ -31,8 +31,6 @@ extern const char *const scan_variants[];
  * values each block scans on its own (0: the whole array is one scan). */
 void scan_setup(struct problem *p, size_t segment, bool large);
 void scan_reference(struct problem *p, size_t segment);
-double scan_bytes(const struct problem *p, const struct stage *s);
-bool scan_reads(const struct stage *s, const struct buffer *b);
 /* The scan bugs the numbers can show, each NULL unless the output is
  * exactly what that bug gives:
  *   any    the other kind of scan (inclusive for exclusive, or the reverse)

@@ -158,6 +158,8 @@ struct problem *problem_new(const struct lab *lab, int variant, size_t n, uint64
     p->block = block;
     p->emulated = gpu_emulated();
     lab->setup(p);
+    if (n > 0 && !(p->bytes > 0))
+        die("%s: its setup must say how many bytes a stage moves (p->bytes)", lab->name);
     return p;
 }
 
@@ -241,13 +243,21 @@ struct buffer *problem_add_scratch(struct problem *p, const char *name, enum ele
     return add(p, name, SCRATCH, type, count);
 }
 
+struct buffer *problem_buffer(const struct problem *p, const char *name)
+{
+    for (int i = 0; i < p->nbuf; i++)
+        if (strcmp(p->buf[i].name, name) == 0)
+            return (struct buffer *)&p->buf[i];
+    die("%s: no buffer named '%s'", p->lab->name, name);
+}
+
 static size_t bytes_of(const struct buffer *b) { return b->count * elem_size(b->type); }
 
 void problem_upload(struct problem *p, const struct stage *s)
 {
     for (int i = 0; i < p->nbuf; i++) {
         struct buffer *b = &p->buf[i];
-        if (b->role == INPUT && (!s || p->lab->reads(s, b)))
+        if (b->role == INPUT && (!s || !p->lab->reads || p->lab->reads(s, b)))
             CUDA_CHECK(cudaMemcpy(b->dev, b->host, bytes_of(b), cudaMemcpyHostToDevice));
     }
 }
@@ -379,7 +389,7 @@ static void footprint(const struct lab *lab, int variant, size_t n, double *host
     double h[2] = {0, 0}, d[2] = {0, 0};
     for (int k = 0; k < 2; k++) {
         struct problem *p = problem_new(lab, variant, probe[k], 1, 256);
-        d[k] = lab->bytes(p, &lab->stages[0]); /* the copy roofline's two buffers */
+        d[k] = p->bytes; /* the copy roofline's two buffers */
         for (int i = 0; i < p->nbuf; i++) {
             const struct buffer *b = &p->buf[i];
             d[k] += whole_bytes(b);

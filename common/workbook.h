@@ -56,6 +56,10 @@ struct problem {
     int nbuf;
     struct buffer buf[MAX_BUFFERS];
     struct args *args;
+    /* Bytes every stage must move through device memory (setup says):
+     * inputs read once, outputs written once. Effective bandwidth is this
+     * over kernel time. */
+    double bytes;
 };
 
 struct mismatch {
@@ -94,14 +98,12 @@ struct lab {
     int (*threads)(const struct stage *s, int block);
     size_t args_size;             /* sizeof(struct args) */
     /* Declare buffers (problem_add_*), fill inputs from p->seed, point
-     * p->args at the device buffers. */
+     * p->args at the device buffers, say p->bytes. */
     void (*setup)(struct problem *p);
     /* The CPU reference: fill every OUTPUT's host array. */
     void (*reference)(struct problem *p);
-    /* Bytes a stage must move through device memory: inputs read once,
-     * outputs written once. Effective bandwidth is this over kernel time. */
-    double (*bytes)(const struct problem *p, const struct stage *s);
-    /* Does stage s read buffer b? (to time only the copies it needs) */
+    /* Does stage s read input b? (to time only the copies it needs);
+     * NULL: every stage reads every input. */
     bool (*reads)(const struct stage *s, const struct buffer *b);
     /* What usually makes this lab's kernels wait forever, said when one
      * times out; NULL for the general advice. */
@@ -134,6 +136,8 @@ struct buffer *problem_add_output(struct problem *p, const char *name, enum elem
 /* Device memory a stage may use as it likes (partial results), poisoned
  * before every run so a read of what the stage never wrote shows. */
 struct buffer *problem_add_scratch(struct problem *p, const char *name, enum elem type, size_t count);
+/* The buffer setup named `name` (a lab's reference and hints find theirs so). */
+struct buffer *problem_buffer(const struct problem *p, const char *name);
 void problem_upload(struct problem *p, const struct stage *s);   /* inputs the stage reads */
 void problem_poison_outputs(struct problem *p);
 void problem_download(struct problem *p);                        /* outputs into ->got */

@@ -12,8 +12,6 @@
 extern const struct stage histogram_stages[];
 extern const struct stage histogram_library;
 
-enum { IN, HIST }; /* the order histogram_setup adds buffers in */
-
 /* values uniform over the bins or skewed, into 256 or 4096 bins; names a
  * student can type: make run LAB=histogram VARIANT=skewed-256 */
 static const char *const histogram_variants[] = {
@@ -28,8 +26,9 @@ static void histogram_setup(struct problem *p)
     size_t n = p->n;
     unsigned bins = bins_of(p);
     bool bytes = bins == 256;
-    void *in = problem_add_input(p, "in", bytes ? U8 : U16, n)->host;
-    problem_add_output(p, "hist", U32, bins, 0, 0);
+    struct buffer *in_buf = problem_add_input(p, "in", bytes ? U8 : U16, n);
+    struct buffer *hist = problem_add_output(p, "hist", U32, bins, 0, 0);
+    void *in = in_buf->host;
     /* skewed: 95 % of the values in one bin, the rest anywhere, which is
      * where contention on one counter shows */
     uint64_t state = p->seed;
@@ -42,31 +41,21 @@ static void histogram_setup(struct problem *p)
             ((unsigned short *)in)[i] = (unsigned short)v;
     }
     struct args *a = p->args;
-    a->in = p->buf[IN].dev;
-    a->hist = p->buf[HIST].dev;
+    a->in = in_buf->dev;
+    a->hist = hist->dev;
     a->n = n;
     a->bins = bins;
+    /* every value read once (1 or 2 bytes), every count written once */
+    p->bytes = (bytes ? 1.0 : 2.0) * n + 4.0 * bins;
 }
 
 static void histogram_reference(struct problem *p)
 {
-    unsigned *hist = p->buf[HIST].host;
+    unsigned *hist = problem_buffer(p, "hist")->host;
+    const void *in = problem_buffer(p, "in")->host;
     memset(hist, 0, bins_of(p) * sizeof *hist);
     for (size_t i = 0; i < p->n; i++)
-        hist[bins_of(p) == 256 ? ((const unsigned char *)p->buf[IN].host)[i]
-                               : ((const unsigned short *)p->buf[IN].host)[i]]++;
-}
-
-static double histogram_bytes(const struct problem *p, const struct stage *s)
-{
-    (void)s; /* every value read once (1 or 2 bytes), every count written once */
-    return (bins_of(p) == 256 ? 1.0 : 2.0) * p->n + 4.0 * bins_of(p);
-}
-
-static bool histogram_reads(const struct stage *s, const struct buffer *b)
-{
-    (void)s;
-    return strcmp(b->name, "in") == 0;
+        hist[bins_of(p) == 256 ? ((const unsigned char *)in)[i] : ((const unsigned short *)in)[i]]++;
 }
 
 /* Do all the extra counts sit in the bins of the poison's bytes (AD DB BA
@@ -147,8 +136,6 @@ const struct lab histogram_lab = {
     .args_size = sizeof(struct args),
     .setup = histogram_setup,
     .reference = histogram_reference,
-    .bytes = histogram_bytes,
-    .reads = histogram_reads,
     .hint = histogram_hint,
 };
 

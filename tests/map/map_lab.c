@@ -11,17 +11,16 @@ extern const struct stage map_stages[];
 
 static const float A = 1.5f, B = -0.25f;
 
-enum { IN, AOS, SOA, OUT }; /* the order map_setup adds buffers in */
-
 static void map_setup(struct problem *p)
 {
     size_t n = p->n;
-    float *in = problem_add_input(p, "in", F32, n)->host;
-    float *aos = problem_add_input(p, "aos", F32, 4 * n)->host;
-    float *soa = problem_add_input(p, "soa", F32, 4 * n)->host;
+    struct buffer *in_buf = problem_add_input(p, "in", F32, n);
+    struct buffer *aos_buf = problem_add_input(p, "aos", F32, 4 * n);
+    struct buffer *soa_buf = problem_add_input(p, "soa", F32, 4 * n);
     /* the double-precision answer rounded to float, give or take a few ulps:
      * the GPU may fuse a*x+b into one rounding where the CPU rounds twice */
-    problem_add_output(p, "out", F32, n, 1e-6, 1e-6);
+    struct buffer *out = problem_add_output(p, "out", F32, n, 1e-6, 1e-6);
+    float *in = in_buf->host, *aos = aos_buf->host, *soa = soa_buf->host;
 
     fill_uniform_f32(in, n, p->seed, -1.0f, 1.0f);
     /* the particles' x is `in`, so every stage has the same answer; y, z and
@@ -33,28 +32,23 @@ static void map_setup(struct problem *p)
             aos[4 * i + f] = soa[f * n + i];
 
     struct args *a = p->args;
-    const float *d_soa = p->buf[SOA].dev;
-    a->out = p->buf[OUT].dev;
-    a->in = p->buf[IN].dev;
-    a->aos = p->buf[AOS].dev;
+    const float *d_soa = soa_buf->dev;
+    a->out = out->dev;
+    a->in = in_buf->dev;
+    a->aos = aos_buf->dev;
     a->soa = (struct particles){d_soa, d_soa + n, d_soa + 2 * n, d_soa + 3 * n};
     a->n = n;
     a->a = A;
     a->b = B;
+    p->bytes = 8.0 * n; /* every stage reads one float and writes one per element */
 }
 
 static void map_reference(struct problem *p)
 {
-    const float *in = p->buf[IN].host;
-    float *out = p->buf[OUT].host;
+    const float *in = problem_buffer(p, "in")->host;
+    float *out = problem_buffer(p, "out")->host;
     for (size_t i = 0; i < p->n; i++)
         out[i] = (float)((double)A * in[i] + B);
-}
-
-static double map_bytes(const struct problem *p, const struct stage *s)
-{
-    (void)s; /* every stage must read one float and write one per element */
-    return 8.0 * p->n;
 }
 
 static bool map_reads(const struct stage *s, const struct buffer *b)
@@ -72,7 +66,8 @@ static const char *map_hint(const struct problem *p, const struct stage *s,
                             const struct buffer *b, const struct mismatch *m)
 {
     static char hint[256];
-    const float *got = b->got, *x = p->buf[IN].host, *soa = p->buf[SOA].host;
+    const float *got = b->got, *x = problem_buffer(p, "in")->host,
+                *soa = problem_buffer(p, "soa")->host;
     size_t i = m->first, n = p->n, vectors = n / 4;
 
     if (strcmp(s->id, "3") == 0 && m->first >= 4 * vectors && n % 4) {
@@ -107,7 +102,6 @@ const struct lab map_lab = {
     .args_size = sizeof(struct args),
     .setup = map_setup,
     .reference = map_reference,
-    .bytes = map_bytes,
     .reads = map_reads,
     .hint = map_hint,
 };

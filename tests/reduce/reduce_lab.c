@@ -14,7 +14,6 @@ extern const struct stage reduce_stages[];
 extern const struct stage reduce_library;
 
 enum { INT_VARIANT, FLOAT_VARIANT };
-enum { IN, OUT, PARTIAL }; /* the order reduce_setup adds buffers in */
 
 static void reduce_setup(struct problem *p)
 {
@@ -37,15 +36,22 @@ static void reduce_setup(struct problem *p)
         for (size_t i = 0; i < n; i++)
             magnitude += fabs(x[i]);
     }
-    problem_add_output(p, "sum", type, 1, 0, 1e-6 * magnitude + 1e-6);
-    problem_add_scratch(p, "partial", type, 2 * (n / 32 + 1));
+    struct buffer *sum = problem_add_output(p, "sum", type, 1, 0, 1e-6 * magnitude + 1e-6);
+    struct buffer *partial = problem_add_scratch(p, "partial", type, 2 * (n / 32 + 1));
 
     struct args *a = p->args;
     a->type = type;
-    a->in = p->buf[IN].dev;
-    a->out = p->buf[OUT].dev;
-    a->partial = p->buf[PARTIAL].dev;
+    a->in = in->dev;
+    a->out = sum->dev;
+    a->partial = partial->dev;
     a->n = n;
+    p->bytes = 4.0 * n; /* every value read once; the one result is too small to count */
+}
+
+/* in[i] of either variant, as a double. */
+static double value(const struct problem *p, const void *in, size_t i)
+{
+    return p->variant == INT_VARIANT ? ((const int *)in)[i] : ((const float *)in)[i];
 }
 
 /* The simplest loop, in a wider type: exact for ints (then wrapped to 32
@@ -54,30 +60,18 @@ static void reduce_reference(struct problem *p)
 {
     size_t n = p->n;
     if (p->variant == INT_VARIANT) {
-        const int *x = p->buf[IN].host;
+        const int *x = problem_buffer(p, "in")->host;
         long long sum = 0;
         for (size_t i = 0; i < n; i++)
             sum += x[i];
-        *(int *)p->buf[OUT].host = (int)(unsigned)sum;
+        *(int *)problem_buffer(p, "sum")->host = (int)(unsigned)sum;
     } else {
-        const float *x = p->buf[IN].host;
+        const float *x = problem_buffer(p, "in")->host;
         double sum = 0;
         for (size_t i = 0; i < n; i++)
             sum += x[i];
-        *(float *)p->buf[OUT].host = (float)sum;
+        *(float *)problem_buffer(p, "sum")->host = (float)sum;
     }
-}
-
-static double reduce_bytes(const struct problem *p, const struct stage *s)
-{
-    (void)s; /* read every value once; the one result is too small to count */
-    return 4.0 * p->n;
-}
-
-static bool reduce_reads(const struct stage *s, const struct buffer *b)
-{
-    (void)s;
-    return strcmp(b->name, "in") == 0;
 }
 
 /* ---- the bugs this lab knows: the sum is redone as each would do it ------ */
@@ -102,12 +96,12 @@ static bool kept(enum tree_bug bug, size_t position, size_t threads)
 static double sum_with_bug(const struct problem *p, enum tree_bug bug, size_t span, size_t threads)
 {
     size_t n = p->n;
+    const void *in = problem_buffer(p, "in")->host;
     double *level = malloc((n ? n : 1) * sizeof *level);
     if (!level)
         return NAN;
     for (size_t i = 0; i < n; i++)
-        level[i] = p->variant == INT_VARIANT ? ((const int *)p->buf[IN].host)[i]
-                                             : ((const float *)p->buf[IN].host)[i];
+        level[i] = value(p, in, i);
     size_t blocks;
     do {
         blocks = (n + span - 1) / span;
@@ -144,10 +138,10 @@ static const char *reduce_hint(const struct problem *p, const struct stage *s,
         if (m->got == 0 && m->expected != 0)
             return "the sum is still the 0 that stage 8's launcher starts it from: no block "
                    "added its part (atomicAdd(out, ...)). Is the stage still a TODO?";
+        const void *in = problem_buffer(p, "in")->host;
         double head = 0;
         for (size_t i = 0; i < p->n / 4 * 4; i++)
-            head += p->variant == INT_VARIANT ? ((const int *)p->buf[IN].host)[i]
-                                              : ((const float *)p->buf[IN].host)[i];
+            head += value(p, in, i);
         if (p->n % 4 && explains(p, b, m, head)) {
             snprintf(hint, sizeof hint,
                      "the sum leaves out the last n %% 4 = %zu values: the 16-byte loads stop at "
@@ -203,8 +197,6 @@ const struct lab reduce_lab = {
     .args_size = sizeof(struct args),
     .setup = reduce_setup,
     .reference = reduce_reference,
-    .bytes = reduce_bytes,
-    .reads = reduce_reads,
     .hint = reduce_hint,
 };
 

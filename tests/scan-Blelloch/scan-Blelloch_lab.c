@@ -52,8 +52,6 @@ const struct lab scan_Blelloch_lab = {
     .args_size = sizeof(struct args),
     .setup = scan_blelloch_setup,
     .reference = scan_blelloch_reference,
-    .bytes = scan_bytes,
-    .reads = scan_reads,
     .hint = scan_blelloch_hint,
 };
 

@@ -45,8 +45,6 @@ const struct lab scan_HS_lab = {
     .args_size = sizeof(struct args),
     .setup = scan_hs_setup,
     .reference = scan_hs_reference,
-    .bytes = scan_bytes,
-    .reads = scan_reads,
     .hint = scan_hs_hint,
 };
 

@@ -67,8 +67,6 @@ const struct lab scan_large_arrays_lab = {
     .args_size = sizeof(struct args),
     .setup = scan_large_setup,
     .reference = scan_large_reference,
-    .bytes = scan_bytes,
-    .reads = scan_reads,
     .hint = scan_large_hint,
     .hang = "stages 3 and 4 wait for other tiles' status words. A wait that never ends "
             "usually means: the tile number came from blockIdx.x instead of the atomic "
