@@ -55,12 +55,10 @@ template <typename T, int ITEMS> static void block_scan_library(const struct arg
         block_scan_library_kernel<T, 1024, ITEMS><<<grid, 1024>>>(in, out, a->n, segment, a->inclusive);
 }
 
+/* The instance for the values the tests ask for. */
 template <int ITEMS> static void block_scan_library_typed(const struct args *a, size_t segment)
 {
-    if (a->type == I32)
-        block_scan_library<int, ITEMS>(a, segment);
-    else
-        block_scan_library<float, ITEMS>(a, segment);
+    (a->type == I32 ? block_scan_library<int, ITEMS> : block_scan_library<float, ITEMS>)(a, segment);
 }
 
 #endif

@@ -28,7 +28,6 @@
 #include "testing.h"
 #include "workbook.h"
 
-extern const struct lab *const workbook_lab;
 
 static struct criterion_test_set *all_tests;
 static bool for_people;       /* our report, not Criterion's log */

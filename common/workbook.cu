@@ -107,7 +107,11 @@ const char *gpu_description(void)
     return text;
 }
 
-bool gpu_emulated(void) { return WORKBOOK_EMULATED; }
+#ifdef WORKBOOK_EMU
+bool gpu_emulated(void) { return true; }
+#else
+bool gpu_emulated(void) { return false; }
+#endif
 int gpu_sm_count(void) { return props()->multiProcessorCount; }
 int gpu_max_threads_per_block(void) { return props()->maxThreadsPerBlock; }
 int gpu_max_threads_per_sm(void) { return props()->maxThreadsPerMultiProcessor; }
@@ -120,13 +124,14 @@ int gpu_resident_blocks(int block)
     return by_threads < by_blocks ? by_threads : by_blocks;
 }
 
-unsigned gpu_fill_blocks(const void *kernel, int block, size_t smem)
+unsigned device_grid(const void *kernel, int block, size_t work, size_t smem)
 {
     int device, sms, per_sm;
     CUDA_CHECK(cudaGetDevice(&device));
     CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
     CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block, smem));
-    return (unsigned)(sms * per_sm);
+    size_t full = (size_t)sms * per_sm, needed = ceil_div(work, block);
+    return (unsigned)(needed < full ? needed : full);
 }
 
 void *library_temp(size_t bytes)
@@ -216,7 +221,7 @@ static struct buffer *add(struct problem *p, const char *name, enum role role, e
     }
     CUDA_CHECK(err);
     b->dev = (char *)b->dev_base + GUARD_BYTES;
-#if WORKBOOK_EMULATED
+#ifdef WORKBOOK_EMU
     /* the emulation then stops a kernel at its first access to a guard */
     emu_name_array(b->dev_base, name, GUARD_BYTES, count, elem_size(type));
 #endif

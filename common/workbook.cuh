@@ -6,19 +6,6 @@
 
 #include "workbook.h"
 
-#ifndef WORKBOOK_EMULATED
-#define WORKBOOK_EMULATED 0 /* common/emu's cuda_runtime.h sets it to 1 */
-/* Blocks of `block` threads, each with `smem` bytes of dynamic shared memory,
- * that fill the GPU once: SMs times the blocks one SM holds of `kernel`.
- * (The map lab has students write this; later labs use it from here.) */
-unsigned gpu_fill_blocks(const void *kernel, int block, size_t smem);
-
-/* Temporary storage for a library call (CUB), kept from call to call so
- * timed runs do not pay for cudaMalloc. */
-void *library_temp(size_t bytes);
-
-#endif
-
 /* Every CUDA call goes through this: a failure stops the program with the
  * file, the line, the call and CUDA's own words for what went wrong. */
 #define CUDA_CHECK(call) cuda_check((call), #call, __FILE__, __LINE__)
@@ -36,10 +23,20 @@ static inline __host__ __device__ size_t ceil_div(size_t n, size_t b)
     return (n + b - 1) / b;
 }
 
-/* Blocks of `block` threads, each with `smem` bytes of dynamic shared memory,
- * that fill the GPU once: SMs times the blocks one SM holds of `kernel`.
- * (The map lab has students write this; later labs use it from here.) */
-unsigned gpu_fill_blocks(const void *kernel, int block, size_t smem);
+/* Blocks of `block` threads for `work` items, each block with `smem` bytes
+ * of dynamic shared memory: enough to cover the items, but never more than
+ * fill the GPU once with `kernel` (SMs times the blocks one SM holds), and
+ * 0 for no work. Map's stage 2 has students write it; later labs use this. */
+unsigned device_grid(const void *kernel, int block, size_t work, size_t smem);
+
+/* Four values in one 16-byte load: vec4<int>::type is int4, vec4<float>::type float4. */
+template <typename T> struct vec4;
+template <> struct vec4<int> {
+    typedef int4 type;
+};
+template <> struct vec4<float> {
+    typedef float4 type;
+};
 
 /* Temporary storage for a library call (CUB), kept from call to call so
  * timed runs do not pay for cudaMalloc. */

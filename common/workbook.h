@@ -113,6 +113,18 @@ struct lab {
                         const struct buffer *b, const struct mismatch *m);
 };
 
+/* The lab this program was built with (tests/<lab>/<lab>_lab.c defines it). */
+extern const struct lab *const workbook_lab;
+
+/* A lab's header declares its stage table and library row with this, so
+ * the C++ that defines them and the C that reads them agree:
+ *     LAB_EXPORT const struct stage map_stages[];                         */
+#ifdef __cplusplus
+#define LAB_EXPORT extern "C"
+#else
+#define LAB_EXPORT extern
+#endif
+
 /* ---- stages ------------------------------------------------------------ */
 int stage_count(const struct lab *lab);
 const struct stage *stage_find(const struct lab *lab, const char *id);

@@ -28,17 +28,13 @@ static void clear_histogram(const struct args *a)
     CUDA_CHECK(cudaMemsetAsync(a->hist, 0, a->bins * sizeof(unsigned)));
 }
 
-/* A device-filling grid, but no more blocks than `work` items need. */
-static unsigned device_blocks(const void *kernel, int block, size_t smem, size_t work)
-{
-    size_t full = gpu_fill_blocks(kernel, block, smem), needed = ceil_div(work, block);
-    return (unsigned)(needed < full ? needed : full);
-}
+/* A stage's launcher for one sample type (its kernels differ in arguments). */
+template <typename Sample>
+using typed_launch = void (*)(const Sample *in, const struct args *a, int block);
 
 /* Clear hist, then run a stage on the sample type of this variant. */
-static void by_sample(const struct args *a, int block,
-                      void (*on_bytes)(const unsigned char *, const struct args *, int),
-                      void (*on_shorts)(const unsigned short *, const struct args *, int))
+static void launch(const struct args *a, int block, typed_launch<unsigned char> on_bytes,
+                   typed_launch<unsigned short> on_shorts)
 {
     clear_histogram(a);
     if (a->bins <= 256)
@@ -69,7 +65,7 @@ template <typename Sample> static void stage1(const Sample *in, const struct arg
 
 static void histogram_stage1(const struct args *a, int block)
 {
-    by_sample(a, block, stage1<unsigned char>, stage1<unsigned short>);
+    launch(a, block, stage1<unsigned char>, stage1<unsigned short>);
 }
 
 /* ---- stage 2: grid-stride loop ---------------------------------------- */
@@ -87,14 +83,14 @@ __global__ void histogram_stage2_kernel(const Sample *__restrict__ in, unsigned 
 
 template <typename Sample> static void stage2(const Sample *in, const struct args *a, int block)
 {
-    unsigned grid = device_blocks((const void *)histogram_stage2_kernel<Sample>, block, 0, a->n);
+    unsigned grid = device_grid((const void *)histogram_stage2_kernel<Sample>, block, a->n, 0);
     if (grid > 0)
         histogram_stage2_kernel<<<grid, block>>>(in, a->hist, a->n);
 }
 
 static void histogram_stage2(const struct args *a, int block)
 {
-    by_sample(a, block, stage2<unsigned char>, stage2<unsigned short>);
+    launch(a, block, stage2<unsigned char>, stage2<unsigned short>);
 }
 
 /* ---- stage 3: a private histogram per block ----------------------------- */
@@ -119,14 +115,14 @@ __global__ void histogram_stage3_kernel(const Sample *__restrict__ in, unsigned 
 template <typename Sample> static void stage3(const Sample *in, const struct args *a, int block)
 {
     size_t smem = a->bins * sizeof(unsigned);
-    unsigned grid = device_blocks((const void *)histogram_stage3_kernel<Sample>, block, smem, a->n);
+    unsigned grid = device_grid((const void *)histogram_stage3_kernel<Sample>, block, a->n, smem);
     if (grid > 0)
         histogram_stage3_kernel<<<grid, block, smem>>>(in, a->hist, a->n, a->bins);
 }
 
 static void histogram_stage3(const struct args *a, int block)
 {
-    by_sample(a, block, stage3<unsigned char>, stage3<unsigned short>);
+    launch(a, block, stage3<unsigned char>, stage3<unsigned short>);
 }
 
 /* ---- stage 4: per-warp histograms and 16-byte loads ---------------------- */
@@ -158,19 +154,19 @@ template <typename Sample> static void stage4(const Sample *in, const struct arg
     unsigned copies = (unsigned)block / 32 < fit ? (unsigned)block / 32 : fit;
     size_t smem = copies * a->bins * sizeof(unsigned);
     size_t work = ceil_div(a->n, 16 / sizeof(Sample));
-    unsigned grid = device_blocks((const void *)histogram_stage4_kernel<Sample>, block, smem, work);
+    unsigned grid = device_grid((const void *)histogram_stage4_kernel<Sample>, block, work, smem);
     if (grid > 0)
         histogram_stage4_kernel<<<grid, block, smem>>>(in, a->hist, a->n, a->bins, copies);
 }
 
 static void histogram_stage4(const struct args *a, int block)
 {
-    by_sample(a, block, stage4<unsigned char>, stage4<unsigned short>);
+    launch(a, block, stage4<unsigned char>, stage4<unsigned short>);
 }
 
 /* ---- the stage table: the tests, the driver and the run table read it --- */
 
-extern "C" const struct stage histogram_stages[] = {
+const struct stage histogram_stages[] = {
     {"1", "global atomics, one thread per value", histogram_stage1},
     {"2", "grid-stride loop, global atomics", histogram_stage2},
     {"3", "private histogram per block, shared memory", histogram_stage3},

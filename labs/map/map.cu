@@ -148,7 +148,7 @@ static void map_stage4b(const struct args *a, int block)
 
 /* ---- the stage table: the tests, the driver and the run table read it --- */
 
-extern "C" const struct stage map_stages[] = {
+const struct stage map_stages[] = {
     {"1", "one thread per element", map_stage1},
     {"2", "grid-stride loop, grid from the device", map_stage2},
     {"3", "16-byte float4 loads and stores", map_stage3},

@@ -26,24 +26,19 @@
 
 enum { MAX_BLOCK = 1024, FULL_WARP = 0xffffffffu };
 
-/* Four values in one 16-byte load: int4 for int, float4 for float. */
-template <typename T> struct vec4;
-template <> struct vec4<int> {
-    typedef int4 type;
-};
-template <> struct vec4<float> {
-    typedef float4 type;
-};
+/* Every stage's kernel: sums values of `in` into out[blockIdx.x] (stage 8:
+ * into *out), for n values. */
+template <typename T> using kernel = void (*)(const T *in, T *out, size_t n);
 
-/* One pass of a stage: sum n values at `in` into one value per block at `out`. */
-template <typename T>
-using pass = void (*)(const T *in, T *out, size_t n, unsigned grid, int block);
+/* per_thread for grid-stride kernels: a device-filling grid, then one block
+ * for what it leaves. */
+enum { FILL_THE_GPU = 0 };
 
 /* Sum a->n values by passes: each pass leaves one value per block of
  * `block * per_thread` values, until one block is enough; that last pass
  * writes a->out. The partial sums alternate between two halves of a->partial. */
 template <typename T>
-static void reduce_in_passes(const struct args *a, int block, int per_thread, pass<T> run)
+static void reduce_in_passes(const struct args *a, int block, int per_thread, kernel<T> k)
 {
     if (a->n == 0) {
         CUDA_CHECK(cudaMemset(a->out, 0, sizeof(T)));
@@ -52,10 +47,14 @@ static void reduce_in_passes(const struct args *a, int block, int per_thread, pa
     T *halves[2] = {(T *)a->partial, (T *)a->partial + a->n / 32 + 1};
     const T *in = (const T *)a->in;
     size_t n = a->n;
-    for (int k = 0;; k ^= 1) {
-        unsigned grid = (unsigned)ceil_div(n, (size_t)block * per_thread);
-        T *out = grid == 1 ? (T *)a->out : halves[k];
-        run(in, out, n, grid, block);
+    for (int half = 0;; half ^= 1) {
+        unsigned grid;
+        if (per_thread != FILL_THE_GPU)
+            grid = (unsigned)ceil_div(n, (size_t)block * per_thread);
+        else
+            grid = in == a->in ? device_grid((const void *)k, block, n, 0) : 1;
+        T *out = grid == 1 ? (T *)a->out : halves[half];
+        k<<<grid, block>>>(in, out, n);
         if (grid == 1)
             return;
         in = out;
@@ -63,9 +62,10 @@ static void reduce_in_passes(const struct args *a, int block, int per_thread, pa
     }
 }
 
-/* Run a stage's passes on the type the tests ask for. */
-static void by_type(const struct args *a, int block, int per_thread, pass<int> on_ints,
-                    pass<float> on_floats)
+/* Run a stage's passes on the type the tests ask for, in blocks of
+ * tree_block(block) threads. */
+static void launch(const struct args *a, int block, int per_thread, kernel<int> on_ints,
+                   kernel<float> on_floats)
 {
     if (a->type == I32)
         reduce_in_passes<int>(a, tree_block(block), per_thread, on_ints);
@@ -92,14 +92,9 @@ __global__ void reduce_stage1_kernel(const T *__restrict__ in, T *__restrict__ o
      */
 }
 
-template <typename T> static void stage1_pass(const T *in, T *out, size_t n, unsigned grid, int block)
-{
-    reduce_stage1_kernel<T><<<grid, block>>>(in, out, n);
-}
-
 static void reduce_stage1(const struct args *a, int block)
 {
-    by_type(a, block, 1, stage1_pass<int>, stage1_pass<float>);
+    launch(a, block, 1, reduce_stage1_kernel<int>, reduce_stage1_kernel<float>);
 }
 
 /* ---- stage 2: interleaved addressing, strided index --------------------- */
@@ -117,14 +112,9 @@ __global__ void reduce_stage2_kernel(const T *__restrict__ in, T *__restrict__ o
      */
 }
 
-template <typename T> static void stage2_pass(const T *in, T *out, size_t n, unsigned grid, int block)
-{
-    reduce_stage2_kernel<T><<<grid, block>>>(in, out, n);
-}
-
 static void reduce_stage2(const struct args *a, int block)
 {
-    by_type(a, block, 1, stage2_pass<int>, stage2_pass<float>);
+    launch(a, block, 1, reduce_stage2_kernel<int>, reduce_stage2_kernel<float>);
 }
 
 /* ---- stage 3: sequential addressing ------------------------------------- */
@@ -141,14 +131,9 @@ __global__ void reduce_stage3_kernel(const T *__restrict__ in, T *__restrict__ o
      */
 }
 
-template <typename T> static void stage3_pass(const T *in, T *out, size_t n, unsigned grid, int block)
-{
-    reduce_stage3_kernel<T><<<grid, block>>>(in, out, n);
-}
-
 static void reduce_stage3(const struct args *a, int block)
 {
-    by_type(a, block, 1, stage3_pass<int>, stage3_pass<float>);
+    launch(a, block, 1, reduce_stage3_kernel<int>, reduce_stage3_kernel<float>);
 }
 
 /* ---- stage 4: first add during the load --------------------------------- */
@@ -167,14 +152,9 @@ __global__ void reduce_stage4_kernel(const T *__restrict__ in, T *__restrict__ o
      */
 }
 
-template <typename T> static void stage4_pass(const T *in, T *out, size_t n, unsigned grid, int block)
-{
-    reduce_stage4_kernel<T><<<grid, block>>>(in, out, n);
-}
-
 static void reduce_stage4(const struct args *a, int block)
 {
-    by_type(a, block, 2, stage4_pass<int>, stage4_pass<float>);
+    launch(a, block, 2, reduce_stage4_kernel<int>, reduce_stage4_kernel<float>);
 }
 
 /* ---- stage 5: the last warp unrolled ------------------------------------ */
@@ -204,14 +184,9 @@ __global__ void reduce_stage5_kernel(const T *__restrict__ in, T *__restrict__ o
      */
 }
 
-template <typename T> static void stage5_pass(const T *in, T *out, size_t n, unsigned grid, int block)
-{
-    reduce_stage5_kernel<T><<<grid, block>>>(in, out, n);
-}
-
 static void reduce_stage5(const struct args *a, int block)
 {
-    by_type(a, block, 2, stage5_pass<int>, stage5_pass<float>);
+    launch(a, block, 2, reduce_stage5_kernel<int>, reduce_stage5_kernel<float>);
 }
 
 /* ---- stage 6: complete unrolling ---------------------------------------- */
@@ -239,21 +214,21 @@ __global__ void reduce_stage6_kernel(const T *__restrict__ in, T *__restrict__ o
      */
 }
 
-/* A template needs its BLOCK at compile time: one instance per block size. */
-template <typename T> static void stage6_pass(const T *in, T *out, size_t n, unsigned grid, int block)
+/* A template needs its BLOCK at compile time: the instance for this block. */
+template <typename T> static kernel<T> stage6_kernel(int block)
 {
-    switch (block) {
-    case 64: reduce_stage6_kernel<64, T><<<grid, 64>>>(in, out, n); break;
-    case 128: reduce_stage6_kernel<128, T><<<grid, 128>>>(in, out, n); break;
-    case 256: reduce_stage6_kernel<256, T><<<grid, 256>>>(in, out, n); break;
-    case 512: reduce_stage6_kernel<512, T><<<grid, 512>>>(in, out, n); break;
-    default: reduce_stage6_kernel<1024, T><<<grid, 1024>>>(in, out, n); break;
+    switch (tree_block(block)) {
+    case 64: return reduce_stage6_kernel<64, T>;
+    case 128: return reduce_stage6_kernel<128, T>;
+    case 256: return reduce_stage6_kernel<256, T>;
+    case 512: return reduce_stage6_kernel<512, T>;
+    default: return reduce_stage6_kernel<1024, T>;
     }
 }
 
 static void reduce_stage6(const struct args *a, int block)
 {
-    by_type(a, block, 2, stage6_pass<int>, stage6_pass<float>);
+    launch(a, block, 2, stage6_kernel<int>(block), stage6_kernel<float>(block));
 }
 
 /* ---- stage 7: algorithm cascading --------------------------------------- */
@@ -273,38 +248,21 @@ __global__ void reduce_stage7_kernel(const T *__restrict__ in, T *__restrict__ o
      */
 }
 
-/* Two passes: a device-filling grid, then one block over its results. */
-template <unsigned BLOCK, typename T> static void stage7_passes(const struct args *a)
+template <typename T> static kernel<T> stage7_kernel(int block)
 {
-    const void *kernel = (const void *)reduce_stage7_kernel<BLOCK, T>;
-    unsigned grid = (unsigned)ceil_div(a->n, BLOCK);
-    if (grid > gpu_fill_blocks(kernel, BLOCK, 0))
-        grid = gpu_fill_blocks(kernel, BLOCK, 0);
-    if (grid <= 1) {
-        reduce_stage7_kernel<BLOCK, T><<<1, BLOCK>>>((const T *)a->in, (T *)a->out, a->n);
-        return;
-    }
-    reduce_stage7_kernel<BLOCK, T><<<grid, BLOCK>>>((const T *)a->in, (T *)a->partial, a->n);
-    reduce_stage7_kernel<BLOCK, T><<<1, BLOCK>>>((const T *)a->partial, (T *)a->out, grid);
-}
-
-template <typename T> static void stage7_typed(const struct args *a, int block)
-{
-    switch (block) {
-    case 64: stage7_passes<64, T>(a); break;
-    case 128: stage7_passes<128, T>(a); break;
-    case 256: stage7_passes<256, T>(a); break;
-    case 512: stage7_passes<512, T>(a); break;
-    default: stage7_passes<1024, T>(a); break;
+    switch (tree_block(block)) {
+    case 64: return reduce_stage7_kernel<64, T>;
+    case 128: return reduce_stage7_kernel<128, T>;
+    case 256: return reduce_stage7_kernel<256, T>;
+    case 512: return reduce_stage7_kernel<512, T>;
+    default: return reduce_stage7_kernel<1024, T>;
     }
 }
 
+/* A device-filling grid, then one block over its results. */
 static void reduce_stage7(const struct args *a, int block)
 {
-    if (a->type == I32)
-        stage7_typed<int>(a, tree_block(block));
-    else
-        stage7_typed<float>(a, tree_block(block));
+    launch(a, block, FILL_THE_GPU, stage7_kernel<int>(block), stage7_kernel<float>(block));
 }
 
 /* ---- stage 8: warp shuffles and one atomic per block --------------------- */
@@ -335,28 +293,33 @@ __global__ void reduce_stage8_kernel(const T *__restrict__ in, T *__restrict__ o
      */
 }
 
-template <typename T> static void stage8_typed(const struct args *a, int block)
+/* One pass: *out starts at 0, and every block of a device-filling grid adds
+ * its sum to it. */
+template <typename T> static void atomic_pass(const struct args *a, int block, kernel<T> k)
 {
-    const void *kernel = (const void *)reduce_stage8_kernel<T>;
-    unsigned grid = (unsigned)ceil_div(ceil_div(a->n, 4), (size_t)block);
-    if (grid > gpu_fill_blocks(kernel, block, 0))
-        grid = gpu_fill_blocks(kernel, block, 0);
     CUDA_CHECK(cudaMemsetAsync(a->out, 0, sizeof(T)));
+    unsigned grid = device_grid((const void *)k, block, ceil_div(a->n, 4), 0);
     if (grid > 0)
-        reduce_stage8_kernel<T><<<grid, block>>>((const T *)a->in, (T *)a->out, a->n);
+        k<<<grid, block>>>((const T *)a->in, (T *)a->out, a->n);
+}
+
+static void launch_atomic(const struct args *a, int block, kernel<int> on_ints,
+                          kernel<float> on_floats)
+{
+    if (a->type == I32)
+        atomic_pass<int>(a, tree_block(block), on_ints);
+    else
+        atomic_pass<float>(a, tree_block(block), on_floats);
 }
 
 static void reduce_stage8(const struct args *a, int block)
 {
-    if (a->type == I32)
-        stage8_typed<int>(a, tree_block(block));
-    else
-        stage8_typed<float>(a, tree_block(block));
+    launch_atomic(a, block, reduce_stage8_kernel<int>, reduce_stage8_kernel<float>);
 }
 
 /* ---- the stage table: the tests, the driver and the run table read it --- */
 
-extern "C" const struct stage reduce_stages[] = {
+const struct stage reduce_stages[] = {
     {"1", "interleaved addressing, divergent branch", reduce_stage1},
     {"2", "interleaved addressing, strided index", reduce_stage2},
     {"3", "sequential addressing", reduce_stage3},

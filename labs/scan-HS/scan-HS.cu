@@ -19,29 +19,16 @@
  * Test:  make test LAB=scan-HS          (STAGE=2 for one stage, SEED= to repeat a run)
  * Time:  make run LAB=scan-HS N=2^24    (VARIANT=inclusive-float, BLOCK= threads per block)
  */
-#include "workbook.cuh"
+#include "scan.cuh"
 #include "scan-HS.h"
 
 enum { MAX_BLOCK = 1024, FULL_WARP = 0xffffffffu };
 
-/* Launch one block per segment of `threads` values (whole warps). */
-template <typename T>
-using kernel = void (*)(const T *in, T *out, size_t n, bool inclusive);
-
-template <typename T> static void launch(const struct args *a, int block, kernel<T> k)
+/* One block per segment, one value a thread (hs_segment: whole warps). */
+static void launch(const struct args *a, int block, scan_kernel<int> on_ints,
+                   scan_kernel<float> on_floats)
 {
-    unsigned threads = (unsigned)hs_segment(block);
-    unsigned grid = (unsigned)ceil_div(a->n, threads);
-    if (grid > 0)
-        k<<<grid, threads>>>((const T *)a->in, (T *)a->out, a->n, a->inclusive);
-}
-
-static void by_type(const struct args *a, int block, kernel<int> on_ints, kernel<float> on_floats)
-{
-    if (a->type == I32)
-        launch<int>(a, block, on_ints);
-    else
-        launch<float>(a, block, on_floats);
+    launch_segments(a, (unsigned)hs_segment(block), hs_segment(block), on_ints, on_floats);
 }
 
 /* ---- stage 1: double-buffered shared memory ----------------------------- */
@@ -68,7 +55,7 @@ __global__ void scan_hs_stage1_kernel(const T *__restrict__ in, T *__restrict__ 
 
 static void scan_hs_stage1(const struct args *a, int block)
 {
-    by_type(a, block, scan_hs_stage1_kernel<int>, scan_hs_stage1_kernel<float>);
+    launch(a, block, scan_hs_stage1_kernel<int>, scan_hs_stage1_kernel<float>);
 }
 
 /* ---- stage 2: in place, two barriers a step ----------------------------- */
@@ -92,7 +79,7 @@ __global__ void scan_hs_stage2_kernel(const T *__restrict__ in, T *__restrict__ 
 
 static void scan_hs_stage2(const struct args *a, int block)
 {
-    by_type(a, block, scan_hs_stage2_kernel<int>, scan_hs_stage2_kernel<float>);
+    launch(a, block, scan_hs_stage2_kernel<int>, scan_hs_stage2_kernel<float>);
 }
 
 /* ---- stage 3: warp scans, then a scan of the warps' totals -------------- */
@@ -129,12 +116,12 @@ __global__ void scan_hs_stage3_kernel(const T *__restrict__ in, T *__restrict__ 
 
 static void scan_hs_stage3(const struct args *a, int block)
 {
-    by_type(a, block, scan_hs_stage3_kernel<int>, scan_hs_stage3_kernel<float>);
+    launch(a, block, scan_hs_stage3_kernel<int>, scan_hs_stage3_kernel<float>);
 }
 
 /* ---- the stage table: the tests, the driver and the run table read it --- */
 
-extern "C" const struct stage scan_hs_stages[] = {
+const struct stage scan_hs_stages[] = {
     {"1", "double-buffered shared memory", scan_hs_stage1},
     {"2", "in place: a register, two barriers a step", scan_hs_stage2},
     {"3", "warp shuffles, then a scan of warp totals", scan_hs_stage3},

@@ -78,15 +78,6 @@ template <typename T> __device__ T block_scan_exclusive(T v, T *total)
     return before + (lane > 0 ? below : T(0));
 }
 
-/* Four values in one 16-byte access: int4 for int, float4 for float. */
-template <typename T> struct vec4;
-template <> struct vec4<int> {
-    typedef int4 type;
-};
-template <> struct vec4<float> {
-    typedef float4 type;
-};
-
 /* Shared memory for one tile (the launchers ask for it). */
 template <typename T> __device__ T *tile_memory()
 {
@@ -196,6 +187,23 @@ template <typename K> static void allow_smem(K kernel, size_t smem)
                                         cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
 }
 
+/* Stages 1 and 2 scan level after level: the tiles' totals are the next
+ * level's values. */
+template <typename T>
+using levels = void (*)(const T *in, T *out, size_t n, T *sums, bool inclusive, int block);
+
+static void launch_levels(const struct args *a, int block, levels<int> on_ints,
+                          levels<float> on_floats)
+{
+    if (a->n == 0)
+        return;
+    if (a->type == I32)
+        on_ints((const int *)a->in, (int *)a->out, a->n, (int *)a->sums, a->inclusive, block);
+    else
+        on_floats((const float *)a->in, (float *)a->out, a->n, (float *)a->sums, a->inclusive,
+                  block);
+}
+
 /* ---- stage 1: scan-then-propagate ----------------------------------------- */
 
 template <typename T>
@@ -251,18 +259,9 @@ static void stage1_scan(const T *in, T *out, size_t n, T *sums, bool inclusive, 
     scan_large_stage1_add_kernel<T><<<t.tiles, t.threads>>>(out, sums, n);
 }
 
-template <typename T> static void stage1_typed(const struct args *a, int block)
-{
-    if (a->n > 0)
-        stage1_scan<T>((const T *)a->in, (T *)a->out, a->n, (T *)a->sums, a->inclusive, block);
-}
-
 static void scan_large_stage1(const struct args *a, int block)
 {
-    if (a->type == I32)
-        stage1_typed<int>(a, block);
-    else
-        stage1_typed<float>(a, block);
+    launch_levels(a, block, stage1_scan<int>, stage1_scan<float>);
 }
 
 /* ---- stage 2: reduce-then-scan -------------------------------------------- */
@@ -311,18 +310,9 @@ static void stage2_scan(const T *in, T *out, size_t n, T *sums, bool inclusive, 
         in, out, t.tiles > 1 ? sums : NULL, n, inclusive);
 }
 
-template <typename T> static void stage2_typed(const struct args *a, int block)
-{
-    if (a->n > 0)
-        stage2_scan<T>((const T *)a->in, (T *)a->out, a->n, (T *)a->sums, a->inclusive, block);
-}
-
 static void scan_large_stage2(const struct args *a, int block)
 {
-    if (a->type == I32)
-        stage2_typed<int>(a, block);
-    else
-        stage2_typed<float>(a, block);
+    launch_levels(a, block, stage2_scan<int>, stage2_scan<float>);
 }
 
 /* ---- status words, for the single-pass stages ------------------------------ */
@@ -348,10 +338,15 @@ template <typename T> __device__ T value_of(unsigned long long word)
     return from_bits<T>((unsigned)word);
 }
 
+/* The kernel of stages 3 and 4: one pass over all the tiles. */
+template <typename T>
+using single_pass_kernel = void (*)(const T *in, T *out, size_t n, unsigned long long *status,
+                                    bool inclusive);
+
 /* status[0] counts the tiles handed out; status[1 + t] is tile t's word.
  * Both start at 0 (NOT_READY) before every launch. */
-template <typename T, typename K>
-static void single_pass(const struct args *a, int block, K kernel)
+template <typename T>
+static void single_pass(const struct args *a, int block, single_pass_kernel<T> kernel)
 {
     tiling t = tiles_of<T>(a->n, block);
     if (t.tiles == 0)
@@ -360,6 +355,15 @@ static void single_pass(const struct args *a, int block, K kernel)
     allow_smem(kernel, t.smem);
     kernel<<<t.tiles, t.threads, t.smem>>>((const T *)a->in, (T *)a->out, a->n, a->status,
                                            a->inclusive);
+}
+
+static void launch(const struct args *a, int block, single_pass_kernel<int> on_ints,
+                   single_pass_kernel<float> on_floats)
+{
+    if (a->type == I32)
+        single_pass<int>(a, block, on_ints);
+    else
+        single_pass<float>(a, block, on_floats);
 }
 
 /* ---- stage 3: single pass, chained ------------------------------------------ */
@@ -389,10 +393,7 @@ __global__ void scan_large_stage3_kernel(const T *in, T *out, size_t n,
 
 static void scan_large_stage3(const struct args *a, int block)
 {
-    if (a->type == I32)
-        single_pass<int>(a, block, scan_large_stage3_kernel<int>);
-    else
-        single_pass<float>(a, block, scan_large_stage3_kernel<float>);
+    launch(a, block, scan_large_stage3_kernel<int>, scan_large_stage3_kernel<float>);
 }
 
 /* ---- stage 4: single pass, decoupled look-back ------------------------------ */
@@ -420,15 +421,12 @@ __global__ void scan_large_stage4_kernel(const T *in, T *out, size_t n,
 
 static void scan_large_stage4(const struct args *a, int block)
 {
-    if (a->type == I32)
-        single_pass<int>(a, block, scan_large_stage4_kernel<int>);
-    else
-        single_pass<float>(a, block, scan_large_stage4_kernel<float>);
+    launch(a, block, scan_large_stage4_kernel<int>, scan_large_stage4_kernel<float>);
 }
 
 /* ---- the stage table: the tests, the driver and the run table read it --- */
 
-extern "C" const struct stage scan_large_stages[] = {
+const struct stage scan_large_stages[] = {
     {"1", "scan-then-propagate (4 passes over n)", scan_large_stage1},
     {"2", "reduce-then-scan (3 passes over n)", scan_large_stage2},
     {"3", "single pass, chained prefixes", scan_large_stage3},

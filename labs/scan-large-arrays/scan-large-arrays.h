@@ -19,4 +19,8 @@ static inline int tile_threads(int block)
 }
 static inline size_t tile_size(int block) { return (size_t)tile_threads(block) * ITEMS; }
 
+/* scan-large-arrays.cu's stage table, and the library row (tests/scan-large-arrays) */
+LAB_EXPORT const struct stage scan_large_stages[];
+LAB_EXPORT const struct stage scan_large_library;
+
 #endif

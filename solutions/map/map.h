@@ -5,6 +5,8 @@
 
 #include <stddef.h>
 
+#include "workbook.h"
+
 /* A particle as one 16-byte record (array of structures, AoS)... */
 struct particle {
     float x, y, z, w;
@@ -23,5 +25,8 @@ struct args {
     size_t n;
     float a, b;                   /* out[i] = a * x + b */
 };
+
+/* map.cu's stage table, which the tests and the driver read */
+LAB_EXPORT const struct stage map_stages[];
 
 #endif

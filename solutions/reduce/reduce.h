@@ -26,4 +26,8 @@ static inline int tree_block(int block)
     return b;
 }
 
+/* reduce.cu's stage table, and the library row (tests/reduce) */
+LAB_EXPORT const struct stage reduce_stages[];
+LAB_EXPORT const struct stage reduce_library;
+
 #endif

@@ -19,29 +19,17 @@
  * Test:  make test LAB=scan-Blelloch          (STAGE=2 for one stage, SEED= to repeat a run)
  * Time:  make run LAB=scan-Blelloch N=2^24    (VARIANT=exclusive-float, BLOCK= threads per block)
  */
-#include "workbook.cuh"
+#include "scan.cuh"
 #include "scan-Blelloch.h"
 
 enum { MAX_BLOCK = 1024 };
 
-/* Launch one block per segment of 2 * threads values. */
-template <typename T>
-using kernel = void (*)(const T *in, T *out, size_t n, bool inclusive);
-
-template <typename T> static void launch(const struct args *a, int block, kernel<T> k)
+/* One block per segment, two values a thread (blelloch_threads: a power of two). */
+static void launch(const struct args *a, int block, scan_kernel<int> on_ints,
+                   scan_kernel<float> on_floats)
 {
-    unsigned threads = (unsigned)blelloch_threads(block);
-    unsigned grid = (unsigned)ceil_div(a->n, 2 * (size_t)threads);
-    if (grid > 0)
-        k<<<grid, threads>>>((const T *)a->in, (T *)a->out, a->n, a->inclusive);
-}
-
-static void by_type(const struct args *a, int block, kernel<int> on_ints, kernel<float> on_floats)
-{
-    if (a->type == I32)
-        launch<int>(a, block, on_ints);
-    else
-        launch<float>(a, block, on_floats);
+    launch_segments(a, (unsigned)blelloch_threads(block), blelloch_segment(block), on_ints,
+                    on_floats);
 }
 
 /* ---- stage 1: up-sweep and down-sweep ------------------------------------ */
@@ -99,7 +87,7 @@ __global__ void scan_blelloch_stage1_kernel(const T *__restrict__ in, T *__restr
 
 static void scan_blelloch_stage1(const struct args *a, int block)
 {
-    by_type(a, block, scan_blelloch_stage1_kernel<int>, scan_blelloch_stage1_kernel<float>);
+    launch(a, block, scan_blelloch_stage1_kernel<int>, scan_blelloch_stage1_kernel<float>);
 }
 
 /* ---- stage 2: padded indices, no bank conflicts -------------------------- */
@@ -161,7 +149,7 @@ __global__ void scan_blelloch_stage2_kernel(const T *__restrict__ in, T *__restr
 
 static void scan_blelloch_stage2(const struct args *a, int block)
 {
-    by_type(a, block, scan_blelloch_stage2_kernel<int>, scan_blelloch_stage2_kernel<float>);
+    launch(a, block, scan_blelloch_stage2_kernel<int>, scan_blelloch_stage2_kernel<float>);
 }
 
 /* ---- stage 3: Brent-Kung, the inclusive form ----------------------------- */
@@ -211,12 +199,12 @@ __global__ void scan_blelloch_stage3_kernel(const T *__restrict__ in, T *__restr
 
 static void scan_blelloch_stage3(const struct args *a, int block)
 {
-    by_type(a, block, scan_blelloch_stage3_kernel<int>, scan_blelloch_stage3_kernel<float>);
+    launch(a, block, scan_blelloch_stage3_kernel<int>, scan_blelloch_stage3_kernel<float>);
 }
 
 /* ---- the stage table: the tests, the driver and the run table read it --- */
 
-extern "C" const struct stage scan_blelloch_stages[] = {
+const struct stage scan_blelloch_stages[] = {
     {"1", "up-sweep and down-sweep (exclusive)", scan_blelloch_stage1},
     {"2", "shared indices padded: no bank conflicts", scan_blelloch_stage2},
     {"3", "Brent-Kung down phase (inclusive)", scan_blelloch_stage3},

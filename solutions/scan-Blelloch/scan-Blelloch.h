@@ -17,4 +17,8 @@ static inline int blelloch_threads(int block)
 }
 static inline size_t blelloch_segment(int block) { return 2 * (size_t)blelloch_threads(block); }
 
+/* scan-Blelloch.cu's stage table, and the library row (tests/scan-Blelloch) */
+LAB_EXPORT const struct stage scan_blelloch_stages[];
+LAB_EXPORT const struct stage scan_blelloch_library;
+
 #endif

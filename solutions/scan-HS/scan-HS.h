@@ -11,4 +11,8 @@
  * 32 lanes. */
 static inline size_t hs_segment(int block) { return (size_t)(block + 31) / 32 * 32; }
 
+/* scan-HS.cu's stage table, and the library row (tests/scan-HS) */
+LAB_EXPORT const struct stage scan_hs_stages[];
+LAB_EXPORT const struct stage scan_hs_library;
+
 #endif

@@ -9,9 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-extern const struct stage histogram_stages[];
-extern const struct stage histogram_library;
-
 /* values uniform over the bins or skewed, into 256 or 4096 bins; names a
  * student can type: make run LAB=histogram VARIANT=skewed-256 */
 static const char *const histogram_variants[] = {
@@ -55,7 +52,8 @@ static void histogram_reference(struct problem *p)
     const void *in = problem_buffer(p, "in")->host;
     memset(hist, 0, bins_of(p) * sizeof *hist);
     for (size_t i = 0; i < p->n; i++)
-        hist[bins_of(p) == 256 ? ((const unsigned char *)in)[i] : ((const unsigned short *)in)[i]]++;
+        hist[bins_of(p) == 256 ? ((const unsigned char *)in)[i]
+                               : ((const unsigned short *)in)[i]]++;
 }
 
 /* Do all the extra counts sit in the bins of the poison's bytes (AD DB BA

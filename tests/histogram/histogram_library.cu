@@ -29,5 +29,5 @@ static void histogram_cub(const struct args *a, int block)
         cub_histogram((const unsigned short *)a->in, a, levels);
 }
 
-extern "C" const struct stage histogram_library = {"lib", "cub::DeviceHistogram::HistogramEven",
+const struct stage histogram_library = {"lib", "cub::DeviceHistogram::HistogramEven",
                                                    histogram_cub};

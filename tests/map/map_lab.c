@@ -7,8 +7,6 @@
 #include <stdio.h>
 #include <string.h>
 
-extern const struct stage map_stages[];
-
 static const float A = 1.5f, B = -0.25f;
 
 static void map_setup(struct problem *p)

@@ -10,9 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-extern const struct stage reduce_stages[];
-extern const struct stage reduce_library;
-
 enum { INT_VARIANT, FLOAT_VARIANT };
 
 static void reduce_setup(struct problem *p)

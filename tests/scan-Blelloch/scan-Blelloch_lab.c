@@ -9,9 +9,6 @@
 #include <stdio.h>
 #include <string.h>
 
-extern const struct stage scan_blelloch_stages[];
-extern const struct stage scan_blelloch_library;
-
 static void scan_blelloch_setup(struct problem *p) { scan_setup(p, blelloch_segment(p->block), false); }
 static void scan_blelloch_reference(struct problem *p) { scan_reference(p, blelloch_segment(p->block)); }
 

@@ -8,5 +8,5 @@ static void scan_blelloch_cub(const struct args *a, int block)
     block_scan_library_typed<2>(a, blelloch_segment(block));
 }
 
-extern "C" const struct stage scan_blelloch_library = {
+const struct stage scan_blelloch_library = {
     "lib", "cub::BlockScan, one segment a block", scan_blelloch_cub};

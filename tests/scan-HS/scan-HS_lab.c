@@ -8,9 +8,6 @@
 
 #include <string.h>
 
-extern const struct stage scan_hs_stages[];
-extern const struct stage scan_hs_library;
-
 static void scan_hs_setup(struct problem *p) { scan_setup(p, hs_segment(p->block), false); }
 static void scan_hs_reference(struct problem *p) { scan_reference(p, hs_segment(p->block)); }
 

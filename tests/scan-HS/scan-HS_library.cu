@@ -8,5 +8,5 @@ static void scan_hs_cub(const struct args *a, int block)
     block_scan_library_typed<1>(a, hs_segment(block));
 }
 
-extern "C" const struct stage scan_hs_library = {"lib", "cub::BlockScan, one segment a block",
+const struct stage scan_hs_library = {"lib", "cub::BlockScan, one segment a block",
                                                  scan_hs_cub};

@@ -9,9 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-extern const struct stage scan_large_stages[];
-extern const struct stage scan_large_library;
-
 static void scan_large_setup(struct problem *p) { scan_setup(p, 0, true); }
 static void scan_large_reference(struct problem *p) { scan_reference(p, 0); }
 
