@@ -583,8 +583,6 @@ const char *emu_failure() { return failure.c_str(); }
 
 /* ---- block-wide ------------------------------------------------------------ */
 
-#define PC __builtin_return_address(0)
-
 /* pc: where the kernel calls, for reports */
 static int barrier(int predicate, const void *pc)
 {

@@ -186,7 +186,6 @@ template <typename T, typename F> static T update(T *p, F change, const void *pc
     return old;
 }
 
-#define PC __builtin_return_address(0)
 #define ATOMIC(T, name, expression) \
     T name(T *p, T v) { return update(p, [v](T old) -> T { return expression; }, PC); }
 ATOMIC(int, atomicAdd, old + v)
