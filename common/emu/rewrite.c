@@ -226,6 +226,37 @@ static size_t rewrite_shared(const char *file, size_t start, size_t at, int is_e
     return end + 1;
 }
 
+/* A launch ("kernel<<<grid, block>>>(a, b)", the callee at `callee` and
+ * "<<<" at `at`), written out as emu_launch on one line, then the newlines
+ * it spanned. Returns the index just past its ')'. */
+static size_t rewrite_launch(const char *file, size_t callee, size_t at)
+{
+    size_t config_end = at + 3;
+    while (config_end < len && strncmp(text + config_end, ">>>", 3) != 0) {
+        size_t j = skip_literal(config_end);
+        config_end = j != config_end ? j : config_end + 1;
+    }
+    if (callee == at || config_end >= len)
+        fail(file, at, "a <<< that is not a kernel launch (name<<<grid, block>>>(args))");
+    size_t open = config_end + 3;
+    while (open < len && (text[open] == ' ' || text[open] == '\t' || text[open] == '\n'))
+        open++;
+    if (text[open] != '(')
+        fail(file, at, "a kernel launch needs its arguments: name<<<grid, block>>>(args)");
+    size_t end = match_paren(file, open);
+
+    fputs("emu_launch(emu_config(", stdout);
+    put_flat(at + 3, config_end);
+    fputs("), \"", stdout);
+    put_flat(callee, at);
+    fputs("\", [=]() { ", stdout);
+    put_flat(callee, at);
+    put_flat(open, end + 1);
+    fputs("; })", stdout);
+    put_newlines(callee, end + 1);
+    return end + 1;
+}
+
 int main(int argc, char *argv[])
 {
     if (argc != 2) {
@@ -273,33 +304,9 @@ int main(int argc, char *argv[])
             i++;
             continue;
         }
-        size_t callee = callee_start(i), config_end = i + 3;
-        while (config_end < len && strncmp(text + config_end, ">>>", 3) != 0) {
-            size_t j = skip_literal(config_end);
-            config_end = j != config_end ? j : config_end + 1;
-        }
-        if (callee == i || config_end >= len)
-            fail(file, i, "a <<< that is not a kernel launch (name<<<grid, block>>>(args))");
-        size_t open = config_end + 3;
-        while (open < len && (text[open] == ' ' || text[open] == '\t' || text[open] == '\n'))
-            open++;
-        if (text[open] != '(')
-            fail(file, i, "a kernel launch needs its arguments: name<<<grid, block>>>(args)");
-        size_t end = match_paren(file, open);
-
+        size_t callee = callee_start(i);
         put_span(done, callee);
-        fputs("emu_launch(emu_config(", stdout);
-        put_flat(i + 3, config_end);
-        fputs("), \"", stdout);
-        put_flat(callee, i);
-        fputs("\", [=]() { ", stdout);
-        put_flat(callee, i);
-        put_flat(open, end + 1);
-        fputs("; })", stdout);
-        for (size_t k = callee; k <= end; k++) /* keep the lines where they were */
-            if (text[k] == '\n')
-                putchar('\n');
-        done = i = end + 1;
+        done = i = rewrite_launch(file, callee, i);
     }
     put_span(done, len);
     return 0;
