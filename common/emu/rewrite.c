@@ -257,17 +257,24 @@ static size_t rewrite_launch(const char *file, size_t callee, size_t at)
     return end + 1;
 }
 
-int main(int argc, char *argv[])
+/* Where the declaration whose "__shared__" is at `at` starts: at an
+ * "extern" before it, else at `at`. */
+static size_t shared_start(size_t done, size_t at)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: rewrite FILE.cu > FILE.cpp\n");
-        return 2;
-    }
-    const char *file = argv[1];
+    size_t start = at;
+    while (start > done && strchr(" \t\n", text[start - 1]))
+        start--;
+    return start >= 6 && word_at(start - 6, "extern") ? start - 6 : at;
+}
+
+/* The file into text, with zero bytes past its end so that looking a few
+ * characters ahead needs no bounds check. */
+static void read_source(const char *file)
+{
     FILE *f = fopen(file, "rb");
     if (!f) {
         perror(file);
-        return 1;
+        exit(1);
     }
     fseek(f, 0, SEEK_END);
     len = (size_t)ftell(f);
@@ -275,38 +282,36 @@ int main(int argc, char *argv[])
     text = calloc(len + 3, 1);
     if (!text || fread(text, 1, len, f) != len) {
         fprintf(stderr, "%s: cannot read\n", file);
-        return 1;
+        exit(1);
     }
     fclose(f);
+}
 
+int main(int argc, char *argv[])
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: rewrite FILE.cu > FILE.cpp\n");
+        return 2;
+    }
+    const char *file = argv[1];
+    read_source(file);
     printf("#line 1 \"%s\"\n", file);
     size_t done = 0; /* text[0, done) is written */
     for (size_t i = 0; i < len;) {
         size_t j = skip_literal(i);
         if (j != i) {
             i = j;
-            continue;
-        }
-        if (word_at(i, "__shared__")) {
-            size_t start = i;
-            while (start > done && strchr(" \t\n", text[start - 1]))
-                start--;
-            int is_extern = start >= 6 && word_at(start - 6, "extern");
-            if (is_extern)
-                start -= 6;
-            else
-                start = i;
+        } else if (word_at(i, "__shared__")) {
+            size_t start = shared_start(done, i);
             put_span(done, start);
-            done = i = rewrite_shared(file, start, i, is_extern);
-            continue;
-        }
-        if (strncmp(text + i, "<<<", 3) != 0) {
+            done = i = rewrite_shared(file, start, i, start != i);
+        } else if (strncmp(text + i, "<<<", 3) == 0) {
+            size_t callee = callee_start(i);
+            put_span(done, callee);
+            done = i = rewrite_launch(file, callee, i);
+        } else {
             i++;
-            continue;
         }
-        size_t callee = callee_start(i);
-        put_span(done, callee);
-        done = i = rewrite_launch(file, callee, i);
     }
     put_span(done, len);
     return 0;
