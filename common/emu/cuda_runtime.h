@@ -101,8 +101,9 @@ template <typename T> EMU_INLINE T __shfl_xor_sync(unsigned mask, T v, int lane_
 /* ---- shared memory: the rewriter turns
  *     __shared__ float tile[32][33];   into  float (&tile)[32][33] = emu_shared_var<...>
  *     extern __shared__ int s[];       into  static thread_local int *const s = emu_dynamic_shared
- * Each block's shared memory starts out poisoned (0xFF bytes, a NaN as float,
- * -1 as int), so reading what no thread wrote shows. */
+ * Each block's shared memory starts out poisoned with the word 0xFFBADBAD
+ * (POISON_WORD in common/workbook.h: a NaN as float, an odd value as int),
+ * so reading what no thread wrote shows. */
 struct emu_shared_site {
     const char *name;
     size_t bytes, align, element;

@@ -226,10 +226,42 @@ static std::string warp_where(const block_runner &r, unsigned w, unsigned lane)
     return block_where(r, t, r.fibers[t].call.pc) + ", warp " + std::to_string(w) + ": ";
 }
 
+/* The first lane of warp w that waits in a collective; `lanes` if none. */
+static unsigned first_waiting(const block_runner &r, unsigned w, unsigned lanes)
+{
+    const fiber *f = r.fibers + w * 32;
+    unsigned first = 0;
+    while (first < lanes && f[first].now != AT_WARP)
+        first++;
+    return first;
+}
+
+/* ---- the mask check */
+
+static void report_own_bit(block_runner &r, unsigned w, unsigned l)
+{
+    const warp_call &mine = r.fibers[w * 32 + l].call;
+    fail_launch(warp_where(r, w, l) + "lane " + std::to_string(l) + " calls " + mine.what +
+                at_line(mine.pc) +
+                " with a mask that leaves out its own bit; every caller must be in the mask");
+}
+
+/* Lane l, named in first's mask, makes another call or gives another mask. */
+static void report_disagreement(block_runner &r, unsigned w, unsigned first, unsigned l)
+{
+    const warp_call &c = r.fibers[w * 32 + first].call, &mine = r.fibers[w * 32 + l].call;
+    char masks[64];
+    snprintf(masks, sizeof masks, "%#010x and %#010x", c.mask, mine.mask);
+    fail_launch(warp_where(r, w, first) + "lanes " + std::to_string(first) + " and " +
+                std::to_string(l) + " meet in " + c.what + at_line(c.pc) + " and " + mine.what +
+                at_line(mine.pc) + " with masks " + masks +
+                "; the lanes of a mask must all make the same call with the same mask");
+}
+
 /* Every waiting lane must be in its own mask, and the lanes of the first
  * one's mask that are here must make its call with its mask. Returns those
  * lanes (first among them), or 0 once it has failed the launch. */
-static unsigned lanes_present(block_runner &r, unsigned w, unsigned lanes, unsigned first)
+static unsigned check_masks(block_runner &r, unsigned w, unsigned lanes, unsigned first)
 {
     const fiber *f = r.fibers + w * 32;
     const warp_call &c = f[first].call;
@@ -239,20 +271,13 @@ static unsigned lanes_present(block_runner &r, unsigned w, unsigned lanes, unsig
         if (f[l].now != AT_WARP)
             continue;
         if (!(mine.mask >> l & 1)) {
-            fail_launch(warp_where(r, w, l) + "lane " + std::to_string(l) + " calls " + mine.what +
-                        at_line(mine.pc) +
-                        " with a mask that leaves out its own bit; every caller must be in the mask");
+            report_own_bit(r, w, l);
             return 0;
         }
         if (!(c.mask >> l & 1))
             continue;
         if (mine.mask != c.mask || mine.op != c.op) {
-            char masks[64];
-            snprintf(masks, sizeof masks, "%#010x and %#010x", c.mask, mine.mask);
-            fail_launch(warp_where(r, w, first) + "lanes " + std::to_string(first) + " and " +
-                        std::to_string(l) + " meet in " + c.what + at_line(c.pc) + " and " +
-                        mine.what + at_line(mine.pc) + " with masks " + masks +
-                        "; the lanes of a mask must all make the same call with the same mask");
+            report_disagreement(r, w, first, l);
             return 0;
         }
         present |= 1u << l;
@@ -260,7 +285,21 @@ static unsigned lanes_present(block_runner &r, unsigned w, unsigned lanes, unsig
     return present;
 }
 
-/* Lanes the mask names wait somewhere else, and nothing else can move. */
+/* ---- the missing lanes */
+
+/* Lanes the mask names that wait somewhere else. A lane that has returned
+ * is not missing: CUDA allows it. */
+static unsigned missing_lanes(const block_runner &r, unsigned w, unsigned lanes, unsigned mask)
+{
+    const fiber *f = r.fibers + w * 32;
+    unsigned missing = 0;
+    for (unsigned l = 0; l < lanes; l++)
+        if ((mask >> l & 1) && f[l].now != AT_WARP && f[l].now != DONE)
+            missing |= 1u << l;
+    return missing;
+}
+
+/* Missing lanes, and nothing else can move: they never arrive. */
 static void report_missing(block_runner &r, unsigned w, unsigned lanes, unsigned first,
                            unsigned present, unsigned missing)
 {
@@ -278,46 +317,81 @@ static void report_missing(block_runner &r, unsigned w, unsigned lanes, unsigned
                 "the mask must reach the same call");
 }
 
-/* Each present lane's result. False once it has failed the launch. */
-static bool deliver(block_runner &r, unsigned w, unsigned lanes, unsigned present)
+/* ---- the results */
+
+/* Lane l of a shuffle gets the value of the lane it reads. False once it
+ * has failed the launch: that lane is not in the call. */
+static bool shuffle_result(block_runner &r, unsigned w, unsigned lanes, unsigned present,
+                           unsigned l)
 {
     fiber *f = r.fibers + w * 32;
-    unsigned votes = 0;
+    warp_call &mine = f[l].call;
+    int src = shuffle_source(mine, (int)l);
+    if (src >= (int)lanes || !(present >> src & 1)) {
+        fail_launch(warp_where(r, w, l) + "lane " + std::to_string(l) + " reads lane " +
+                    std::to_string(src) + " through " + mine.what + at_line(mine.pc) +
+                    ", but lane " + std::to_string(src) +
+                    (src >= (int)lanes ? " does not exist (the block ends before it)"
+                     : f[src].now == DONE ? " has returned"
+                                          : " is not in the mask") +
+                    ". On a GPU the value read is undefined");
+        return false;
+    }
+    mine.result = f[src].call.value;
+    return true;
+}
+
+/* The present lanes that vote yes: their predicate holds. */
+static unsigned votes(const fiber *f, unsigned lanes, unsigned present)
+{
+    unsigned yes = 0;
     for (unsigned l = 0; l < lanes; l++)
         if ((present >> l & 1) && f[l].call.value)
-            votes |= 1u << l;
+            yes |= 1u << l;
+    return yes;
+}
+
+/* __match_any_sync's: the present lanes whose value is this one. */
+static unsigned matches(const fiber *f, unsigned lanes, unsigned present,
+                        unsigned long long value)
+{
+    unsigned same = 0;
+    for (unsigned l = 0; l < lanes; l++)
+        if ((present >> l & 1) && f[l].call.value == value)
+            same |= 1u << l;
+    return same;
+}
+
+/* Each present lane's result. False once it has failed the launch. */
+static bool deliver_results(block_runner &r, unsigned w, unsigned lanes, unsigned present)
+{
+    fiber *f = r.fibers + w * 32;
+    unsigned yes = votes(f, lanes, present);
     for (unsigned l = 0; l < lanes; l++) {
         if (!(present >> l & 1))
             continue;
         warp_call &mine = f[l].call;
         switch (mine.op) {
-        case W_SHUFFLE: {
-            int src = shuffle_source(mine, (int)l);
-            if (src >= (int)lanes || !(present >> src & 1)) {
-                fail_launch(warp_where(r, w, l) + "lane " + std::to_string(l) + " reads lane " +
-                            std::to_string(src) + " through " + mine.what + at_line(mine.pc) +
-                            ", but lane " + std::to_string(src) +
-                            (src >= (int)lanes ? " does not exist (the block ends before it)"
-                             : f[src].now == DONE ? " has returned"
-                                                  : " is not in the mask") +
-                            ". On a GPU the value read is undefined");
+        case W_SHUFFLE:
+            if (!shuffle_result(r, w, lanes, present, l))
                 return false;
-            }
-            mine.result = f[src].call.value;
             break;
-        }
-        case W_BALLOT: mine.result = votes; break;
-        case W_ALL: mine.result = votes == present; break;
-        case W_ANY: mine.result = votes != 0; break;
-        case W_MATCH:
-            mine.result = 0;
-            for (unsigned k = 0; k < lanes; k++)
-                if ((present >> k & 1) && f[k].call.value == mine.value)
-                    mine.result |= 1u << k;
-            break;
+        case W_BALLOT: mine.result = yes; break;
+        case W_ALL: mine.result = yes == present; break;
+        case W_ANY: mine.result = yes != 0; break;
+        case W_MATCH: mine.result = matches(f, lanes, present, mine.value); break;
         }
     }
     return true;
+}
+
+/* The lanes go on; the race detector sees the warp one step further. */
+static void release_lanes(block_runner &r, unsigned w, unsigned lanes, unsigned present)
+{
+    for (unsigned l = 0; l < lanes; l++)
+        if (present >> l & 1)
+            r.fibers[w * 32 + l].now = READY;
+    r.warp_step[w]++;
 }
 
 /* Complete the collective the waiting lanes of warp w are in, if every lane
@@ -325,30 +399,22 @@ static bool deliver(block_runner &r, unsigned w, unsigned lanes, unsigned presen
  * false if it cannot complete now; fails the launch if it never can. */
 static bool settle_warp(block_runner &r, unsigned w, bool stuck)
 {
-    unsigned base = w * 32, lanes = std::min(32u, r.threads - base), first = 0;
-    fiber *f = r.fibers + base;
-    while (first < lanes && f[first].now != AT_WARP)
-        first++;
+    unsigned lanes = std::min(32u, r.threads - w * 32);
+    unsigned first = first_waiting(r, w, lanes);
     if (first == lanes)
         return false;
-    unsigned present = lanes_present(r, w, lanes, first);
+    unsigned present = check_masks(r, w, lanes, first);
     if (!present)
         return false;
-    unsigned mask = f[first].call.mask, missing = 0; /* named, alive, but elsewhere */
-    for (unsigned l = 0; l < lanes; l++)
-        if ((mask >> l & 1) && f[l].now != AT_WARP && f[l].now != DONE)
-            missing |= 1u << l;
+    unsigned missing = missing_lanes(r, w, lanes, r.fibers[w * 32 + first].call.mask);
     if (missing) {
         if (stuck)
             report_missing(r, w, lanes, first, present, missing);
         return false;
     }
-    if (!deliver(r, w, lanes, present))
+    if (!deliver_results(r, w, lanes, present))
         return false;
-    for (unsigned l = 0; l < lanes; l++)
-        if (present >> l & 1)
-            f[l].now = READY;
-    r.warp_step[w]++;
+    release_lanes(r, w, lanes, present);
     return true;
 }
 
@@ -582,8 +648,6 @@ void emu_launch_body(emu_launch_config c, const char *kernel, void (*run)(const 
 const char *emu_failure() { return failure.c_str(); }
 
 /* ---- block-wide ------------------------------------------------------------ */
-
-#define PC __builtin_return_address(0)
 
 /* pc: where the kernel calls, for reports */
 static int barrier(int predicate, const void *pc)

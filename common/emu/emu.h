@@ -10,6 +10,10 @@
 #include <string>
 #include <vector>
 
+/* In a function a kernel calls: where it was called from, for reports. A
+ * return address, one past the call instruction. */
+#define PC __builtin_return_address(0)
+
 namespace emu {
 
 const unsigned MAX_THREADS = 1024;

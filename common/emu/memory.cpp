@@ -460,7 +460,6 @@ static void leave()
 
 /* ---- the calls -fsanitize=thread puts before loads and stores ---------------- */
 
-#define PC __builtin_return_address(0)
 extern "C" {
 void __tsan_init() {}
 void __tsan_func_entry(void *caller) { enter(caller, PC); }

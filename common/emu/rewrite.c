@@ -226,17 +226,55 @@ static size_t rewrite_shared(const char *file, size_t start, size_t at, int is_e
     return end + 1;
 }
 
-int main(int argc, char *argv[])
+/* A launch ("kernel<<<grid, block>>>(a, b)", the callee at `callee` and
+ * "<<<" at `at`), written out as emu_launch on one line, then the newlines
+ * it spanned. Returns the index just past its ')'. */
+static size_t rewrite_launch(const char *file, size_t callee, size_t at)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: rewrite FILE.cu > FILE.cpp\n");
-        return 2;
+    size_t config_end = at + 3;
+    while (config_end < len && strncmp(text + config_end, ">>>", 3) != 0) {
+        size_t j = skip_literal(config_end);
+        config_end = j != config_end ? j : config_end + 1;
     }
-    const char *file = argv[1];
+    if (callee == at || config_end >= len)
+        fail(file, at, "a <<< that is not a kernel launch (name<<<grid, block>>>(args))");
+    size_t open = config_end + 3;
+    while (open < len && (text[open] == ' ' || text[open] == '\t' || text[open] == '\n'))
+        open++;
+    if (text[open] != '(')
+        fail(file, at, "a kernel launch needs its arguments: name<<<grid, block>>>(args)");
+    size_t end = match_paren(file, open);
+
+    fputs("emu_launch(emu_config(", stdout);
+    put_flat(at + 3, config_end);
+    fputs("), \"", stdout);
+    put_flat(callee, at);
+    fputs("\", [=]() { ", stdout);
+    put_flat(callee, at);
+    put_flat(open, end + 1);
+    fputs("; })", stdout);
+    put_newlines(callee, end + 1);
+    return end + 1;
+}
+
+/* Where the declaration whose "__shared__" is at `at` starts: at an
+ * "extern" before it, else at `at`. */
+static size_t shared_start(size_t done, size_t at)
+{
+    size_t start = at;
+    while (start > done && strchr(" \t\n", text[start - 1]))
+        start--;
+    return start >= 6 && word_at(start - 6, "extern") ? start - 6 : at;
+}
+
+/* The file into text, with zero bytes past its end so that looking a few
+ * characters ahead needs no bounds check. */
+static void read_source(const char *file)
+{
     FILE *f = fopen(file, "rb");
     if (!f) {
         perror(file);
-        return 1;
+        exit(1);
     }
     fseek(f, 0, SEEK_END);
     len = (size_t)ftell(f);
@@ -244,62 +282,36 @@ int main(int argc, char *argv[])
     text = calloc(len + 3, 1);
     if (!text || fread(text, 1, len, f) != len) {
         fprintf(stderr, "%s: cannot read\n", file);
-        return 1;
+        exit(1);
     }
     fclose(f);
+}
 
+int main(int argc, char *argv[])
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: rewrite FILE.cu > FILE.cpp\n");
+        return 2;
+    }
+    const char *file = argv[1];
+    read_source(file);
     printf("#line 1 \"%s\"\n", file);
     size_t done = 0; /* text[0, done) is written */
     for (size_t i = 0; i < len;) {
         size_t j = skip_literal(i);
         if (j != i) {
             i = j;
-            continue;
-        }
-        if (word_at(i, "__shared__")) {
-            size_t start = i;
-            while (start > done && strchr(" \t\n", text[start - 1]))
-                start--;
-            int is_extern = start >= 6 && word_at(start - 6, "extern");
-            if (is_extern)
-                start -= 6;
-            else
-                start = i;
+        } else if (word_at(i, "__shared__")) {
+            size_t start = shared_start(done, i);
             put_span(done, start);
-            done = i = rewrite_shared(file, start, i, is_extern);
-            continue;
-        }
-        if (strncmp(text + i, "<<<", 3) != 0) {
+            done = i = rewrite_shared(file, start, i, start != i);
+        } else if (strncmp(text + i, "<<<", 3) == 0) {
+            size_t callee = callee_start(i);
+            put_span(done, callee);
+            done = i = rewrite_launch(file, callee, i);
+        } else {
             i++;
-            continue;
         }
-        size_t callee = callee_start(i), config_end = i + 3;
-        while (config_end < len && strncmp(text + config_end, ">>>", 3) != 0) {
-            size_t j = skip_literal(config_end);
-            config_end = j != config_end ? j : config_end + 1;
-        }
-        if (callee == i || config_end >= len)
-            fail(file, i, "a <<< that is not a kernel launch (name<<<grid, block>>>(args))");
-        size_t open = config_end + 3;
-        while (open < len && (text[open] == ' ' || text[open] == '\t' || text[open] == '\n'))
-            open++;
-        if (text[open] != '(')
-            fail(file, i, "a kernel launch needs its arguments: name<<<grid, block>>>(args)");
-        size_t end = match_paren(file, open);
-
-        put_span(done, callee);
-        fputs("emu_launch(emu_config(", stdout);
-        put_flat(i + 3, config_end);
-        fputs("), \"", stdout);
-        put_flat(callee, i);
-        fputs("\", [=]() { ", stdout);
-        put_flat(callee, i);
-        put_flat(open, end + 1);
-        fputs("; })", stdout);
-        for (size_t k = callee; k <= end; k++) /* keep the lines where they were */
-            if (text[k] == '\n')
-                putchar('\n');
-        done = i = end + 1;
     }
     put_span(done, len);
     return 0;

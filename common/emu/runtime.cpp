@@ -186,7 +186,6 @@ template <typename T, typename F> static T update(T *p, F change, const void *pc
     return old;
 }
 
-#define PC __builtin_return_address(0)
 #define ATOMIC(T, name, expression) \
     T name(T *p, T v) { return update(p, [v](T old) -> T { return expression; }, PC); }
 ATOMIC(int, atomicAdd, old + v)
@@ -196,10 +195,6 @@ ATOMIC(float, atomicAdd, old + v)
 ATOMIC(double, atomicAdd, old + v)
 ATOMIC(int, atomicSub, old - v)
 ATOMIC(unsigned, atomicSub, old - v)
-ATOMIC(int, atomicExch, v + 0 * old)
-ATOMIC(unsigned, atomicExch, v + 0 * old)
-ATOMIC(unsigned long long, atomicExch, v + 0 * old)
-ATOMIC(float, atomicExch, v + 0 * old)
 ATOMIC(int, atomicMin, std::min(old, v))
 ATOMIC(unsigned, atomicMin, std::min(old, v))
 ATOMIC(long long, atomicMin, std::min(old, v))
@@ -219,6 +214,22 @@ ATOMIC(unsigned, atomicXor, old ^ v)
 ATOMIC(unsigned long long, atomicXor, old ^ v)
 ATOMIC(unsigned, atomicInc, old >= v ? 0 : old + 1)
 #undef ATOMIC
+
+/* A plain swap: the bits of v go in as they are, a NaN or -0.0 too. */
+template <typename T> static T exchange(T *p, T v, const void *pc)
+{
+    note_atomic(p, sizeof *p, pc);
+    T old;
+    __atomic_exchange(p, &v, &old, __ATOMIC_SEQ_CST);
+    return old;
+}
+int atomicExch(int *p, int v) { return exchange(p, v, PC); }
+unsigned atomicExch(unsigned *p, unsigned v) { return exchange(p, v, PC); }
+unsigned long long atomicExch(unsigned long long *p, unsigned long long v)
+{
+    return exchange(p, v, PC);
+}
+float atomicExch(float *p, float v) { return exchange(p, v, PC); }
 
 template <typename T> static T compare_and_swap(T *p, T expected, T v, const void *pc)
 {

@@ -328,6 +328,22 @@ const char *emu_atomics(struct counters_out *out, int blocks, int block)
     return error;
 }
 
+/* atomicExch stores the float it is given, bit for bit, whatever it replaces:
+ * 1.5 over the poison (a NaN), then -0.0 over 1.5. */
+__global__ void exchange_floats(int *words)
+{
+    float *f = (float *)words;
+    words[1] = __float_as_int(atomicExch(&f[0], 1.5f));
+    words[2] = __float_as_int(atomicExch(&f[0], -0.0f));
+}
+
+const char *emu_exchange_floats(int *out)
+{
+    int start[3] = {(int)POISON_WORD, 0, 0}, *d = to_device(start, 3);
+    exchange_floats<<<1, 1>>>(d);
+    return finish_ints(out, d, 3);
+}
+
 /* Blocks take a ticket, then wait for the previous ticket's flag: a chain
  * through global memory, as the single-pass scan builds it. */
 __global__ void chain(int *value, volatile int *flag, unsigned *ticket)

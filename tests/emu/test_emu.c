@@ -288,6 +288,17 @@ Test(emu, makes_atomics_exact_under_contention_between_blocks, TIMEOUT)
     cr_expect_eq(c.fadd, (float)T);
 }
 
+Test(emu, exchanges_a_float_bit_for_bit, TIMEOUT)
+{
+    int out[3];
+    expect_success(emu_exchange_floats(out));
+    cr_expect_eq((unsigned)out[0], 0x80000000u, "left %#x, expected -0.0", (unsigned)out[0]);
+    cr_expect_eq((unsigned)out[1], POISON_WORD, "first returned %#x, expected the poison",
+                 (unsigned)out[1]);
+    cr_expect_eq((unsigned)out[2], 0x3FC00000u, "then returned %#x, expected 1.5",
+                 (unsigned)out[2]);
+}
+
 Test(emu, lets_a_block_wait_for_a_flag_an_earlier_block_sets, TIMEOUT)
 {
     enum { BLOCKS = 200 };
