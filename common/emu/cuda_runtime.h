@@ -25,8 +25,6 @@
 #include <functional>
 #include <type_traits>
 
-#define WORKBOOK_EMULATED 1
-
 #define __global__
 #define __device__
 #define __host__
