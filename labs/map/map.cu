@@ -4,11 +4,8 @@
  * bandwidth; the goal is to get as close as possible to a plain device-to-device
  * copy, which moves the same bytes and does nothing else.
  *
- *   stage 1   one thread per element, with the bounds check; grid sized from n
- *   stage 2   grid-stride loop; grid sized from the device, not from n
- *   stage 3   16-byte float4 loads and stores, and a scalar tail for n % 4
- *   stage 4a  the same map over an array of structures: reads x from each record
- *   stage 4b  ... and over a structure of arrays: reads the x array alone
+ * Each stage adds one idea; the table at the end of this file names them
+ * (make test prints it with each stage's results).
  *
  * Test:  make test LAB=map          (STAGE=3 for one stage, SEED= to repeat a run)
  * Time:  make run LAB=map N=2^28    (BLOCK= threads per block, default 256)
@@ -22,7 +19,7 @@ __device__ __forceinline__ float map_op(float x, float a, float b)
     return a * x + b;
 }
 
-/* ---- stage 1: one thread per element ----------------------------------- */
+/* ---- stage 1 ------------------------------------------------------------ */
 
 __global__ void map_stage1_kernel(float *__restrict__ out, const float *__restrict__ in,
                                   size_t n, float a, float b)
@@ -46,7 +43,7 @@ static void map_stage1(const struct args *a, int block)
      */
 }
 
-/* ---- stage 2: grid-stride loop ----------------------------------------- */
+/* ---- stage 2 ------------------------------------------------------------ */
 
 /* TODO stage 2 --------------------------------------------------------------
  * Goal: write  static unsigned device_grid(const void *kernel, int block, size_t work)
@@ -80,7 +77,7 @@ static void map_stage2(const struct args *a, int block)
      */
 }
 
-/* ---- stage 3: 16-byte loads and stores --------------------------------- */
+/* ---- stage 3 ------------------------------------------------------------ */
 
 __global__ void map_stage3_kernel(float *__restrict__ out, const float *__restrict__ in,
                                   size_t n, float a, float b)
@@ -105,7 +102,7 @@ static void map_stage3(const struct args *a, int block)
      */
 }
 
-/* ---- stage 4: array of structures versus structure of arrays ----------- */
+/* ---- stage 4 ------------------------------------------------------------ */
 
 __global__ void map_stage4a_kernel(float *__restrict__ out, const struct particle *__restrict__ p,
                                    size_t n, float a, float b)

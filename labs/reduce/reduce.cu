@@ -5,14 +5,8 @@
  * pass, until one is left (reduce_in_passes does the passes for you). The
  * stages differ in how the tree is walked and how much work a thread does.
  *
- *   stage 1  interleaved addressing: tid % (2*s) picks the adding threads (divergent)
- *   stage 2  interleaved addressing with a strided index: no divergence, bank conflicts
- *   stage 3  sequential addressing: the active threads and their words are contiguous
- *   stage 4  first add during the load: each thread starts from two values
- *   stage 5  the last warp unrolled, kept in step with __syncwarp()
- *   stage 6  complete unrolling: the block size is a template parameter
- *   stage 7  algorithm cascading: a grid-stride loop, many values per thread
- *   stage 8  warp shuffles, and one atomicAdd per block: a single kernel
+ * Each stage adds one idea; the table at the end of this file names them
+ * (make test prints it with each stage's results).
  *
  * The kernels are templates on the value type T, so one kernel sums ints and
  * floats. Stages 1-7 need a power-of-two block of at least 64 threads; the
@@ -73,7 +67,7 @@ static void launch(const struct args *a, int block, int per_thread, kernel<int> 
         reduce_in_passes<float>(a, tree_block(block), per_thread, on_floats);
 }
 
-/* ---- stage 1: interleaved addressing, divergent ------------------------- */
+/* ---- stage 1 ------------------------------------------------------------ */
 
 template <typename T>
 __global__ void reduce_stage1_kernel(const T *__restrict__ in, T *__restrict__ out, size_t n)
@@ -97,7 +91,7 @@ static void reduce_stage1(const struct args *a, int block)
     launch(a, block, 1, reduce_stage1_kernel<int>, reduce_stage1_kernel<float>);
 }
 
-/* ---- stage 2: interleaved addressing, strided index --------------------- */
+/* ---- stage 2 ------------------------------------------------------------ */
 
 template <typename T>
 __global__ void reduce_stage2_kernel(const T *__restrict__ in, T *__restrict__ out, size_t n)
@@ -117,7 +111,7 @@ static void reduce_stage2(const struct args *a, int block)
     launch(a, block, 1, reduce_stage2_kernel<int>, reduce_stage2_kernel<float>);
 }
 
-/* ---- stage 3: sequential addressing ------------------------------------- */
+/* ---- stage 3 ------------------------------------------------------------ */
 
 template <typename T>
 __global__ void reduce_stage3_kernel(const T *__restrict__ in, T *__restrict__ out, size_t n)
@@ -136,7 +130,7 @@ static void reduce_stage3(const struct args *a, int block)
     launch(a, block, 1, reduce_stage3_kernel<int>, reduce_stage3_kernel<float>);
 }
 
-/* ---- stage 4: first add during the load --------------------------------- */
+/* ---- stage 4 ------------------------------------------------------------ */
 
 template <typename T>
 __global__ void reduce_stage4_kernel(const T *__restrict__ in, T *__restrict__ out, size_t n)
@@ -157,7 +151,7 @@ static void reduce_stage4(const struct args *a, int block)
     launch(a, block, 2, reduce_stage4_kernel<int>, reduce_stage4_kernel<float>);
 }
 
-/* ---- stage 5: the last warp unrolled ------------------------------------ */
+/* ---- stage 5 ------------------------------------------------------------ */
 
 /* TODO stage 5 --------------------------------------------------------------
  * Goal: write  template <typename T> __device__ void last_warp_sum(T *sums, unsigned tid)
@@ -167,9 +161,9 @@ static void reduce_stage4(const struct args *a, int block)
  *       it, but a warp's threads are not guaranteed to run in lockstep: a
  *       __syncwarp() must separate reading a word from a neighbour's writing
  *       it, and writing from the next read.
- * Hint: for s = 32, 16, ..., 1: v += sums[tid + s]; __syncwarp();
- *       sums[tid] = v; __syncwarp();  with v starting as sums[tid]. The old
- *       trick of a volatile pointer and no __syncwarp() is a race (handout).
+ * Hint: keep the running sum in a register, so that each step is a read,
+ *       a wait for the whole warp, a write and a wait. The old trick of a
+ *       volatile pointer and no __syncwarp() is a race (handout).
  */
 
 template <typename T>
@@ -189,7 +183,7 @@ static void reduce_stage5(const struct args *a, int block)
     launch(a, block, 2, reduce_stage5_kernel<int>, reduce_stage5_kernel<float>);
 }
 
-/* ---- stage 6: complete unrolling ---------------------------------------- */
+/* ---- stage 6 ------------------------------------------------------------ */
 
 /* TODO stage 6 --------------------------------------------------------------
  * Goal: write  template <unsigned BLOCK, typename T> __device__ void
@@ -199,8 +193,8 @@ static void reduce_stage5(const struct args *a, int block)
  *       then last_warp_sum. Stage 7 uses it too.
  * Keep: BLOCK is known when the kernel is compiled, so every if on it
  *       disappears; the ifs on tid and the barriers stay.
- * Hint: if (BLOCK >= 1024) { if (tid < 512) sums[tid] += sums[tid + 512];
- *       __syncthreads(); }  and so on.
+ * Hint: it is the loop of stage 5 written out by hand, one step per s;
+ *       a block of 256 threads then compiles to just three steps.
  */
 
 template <unsigned BLOCK, typename T>
@@ -231,7 +225,7 @@ static void reduce_stage6(const struct args *a, int block)
     launch(a, block, 2, stage6_kernel<int>(block), stage6_kernel<float>(block));
 }
 
-/* ---- stage 7: algorithm cascading --------------------------------------- */
+/* ---- stage 7 ------------------------------------------------------------ */
 
 template <unsigned BLOCK, typename T>
 __global__ void reduce_stage7_kernel(const T *__restrict__ in, T *__restrict__ out, size_t n)
@@ -265,7 +259,7 @@ static void reduce_stage7(const struct args *a, int block)
     launch(a, block, FILL_THE_GPU, stage7_kernel<int>(block), stage7_kernel<float>(block));
 }
 
-/* ---- stage 8: warp shuffles and one atomic per block --------------------- */
+/* ---- stage 8 ------------------------------------------------------------ */
 
 /* TODO stage 8 --------------------------------------------------------------
  * Goal: write  template <typename T> __device__ T warp_sum(T v)  returning,

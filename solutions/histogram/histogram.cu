@@ -5,12 +5,8 @@
  * who waits for whom when two threads hit one counter at once. The tests use
  * uniform values (every bin equally likely) and skewed ones (95 % in one bin).
  *
- *   stage 1  global atomics, one thread per value
- *   stage 2  grid-stride loop, still one global atomic per value
- *   stage 3  a private histogram per block in shared memory, merged with one
- *            global atomic per bin per block
- *   stage 4  a private histogram per warp (while they fit), and coarsening:
- *            16-byte loads, each feeding 16 or 8 counts
+ * Each stage adds one idea; the table at the end of this file names them
+ * (make test prints it with each stage's results).
  *
  * The values are bytes (unsigned char) for 256 bins and 16-bit (unsigned
  * short) for 4096, so the kernels are templates on the sample type. Every
@@ -43,7 +39,7 @@ static void launch(const struct args *a, int block, typed_launch<unsigned char> 
         on_shorts((const unsigned short *)a->in, a, block);
 }
 
-/* ---- stage 1: global atomics, one thread per value ---------------------- */
+/* ---- stage 1 ------------------------------------------------------------ */
 
 template <typename Sample>
 __global__ void histogram_stage1_kernel(const Sample *__restrict__ in, unsigned *hist, size_t n)
@@ -72,7 +68,7 @@ static void histogram_stage1(const struct args *a, int block)
     launch(a, block, stage1<unsigned char>, stage1<unsigned short>);
 }
 
-/* ---- stage 2: grid-stride loop ---------------------------------------- */
+/* ---- stage 2 ------------------------------------------------------------ */
 
 template <typename Sample>
 __global__ void histogram_stage2_kernel(const Sample *__restrict__ in, unsigned *hist, size_t n)
@@ -101,7 +97,7 @@ static void histogram_stage2(const struct args *a, int block)
     launch(a, block, stage2<unsigned char>, stage2<unsigned short>);
 }
 
-/* ---- stage 3: a private histogram per block ----------------------------- */
+/* ---- stage 3 ------------------------------------------------------------ */
 
 template <typename Sample>
 __global__ void histogram_stage3_kernel(const Sample *__restrict__ in, unsigned *hist, size_t n,
@@ -145,7 +141,7 @@ static void histogram_stage3(const struct args *a, int block)
     launch(a, block, stage3<unsigned char>, stage3<unsigned short>);
 }
 
-/* ---- stage 4: per-warp histograms and 16-byte loads ---------------------- */
+/* ---- stage 4 ------------------------------------------------------------ */
 
 template <typename Sample>
 __global__ void histogram_stage4_kernel(const Sample *__restrict__ in, unsigned *hist, size_t n,

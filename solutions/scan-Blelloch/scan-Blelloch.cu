@@ -8,10 +8,8 @@
  * down-sweep pushes prefixes back toward the leaves. That is about 2n adds
  * in 2 log2(n) steps, where Hillis-Steele does n log2(n) adds.
  *
- *   stage 1  up-sweep and down-sweep in shared memory (the exclusive scan)
- *   stage 2  the same, with shared indices padded to avoid bank conflicts
- *   stage 3  Brent-Kung: the up-sweep, then a down phase that leaves the
- *            inclusive scan
+ * Each stage adds one idea; the table at the end of this file names them
+ * (make test prints it with each stage's results).
  *
  * `inclusive` says which scan to store: the exclusive one (out[i] stops
  * before in[i], out at a segment's start is 0), or the inclusive one.
@@ -32,7 +30,7 @@ static void launch(const struct args *a, int block, scan_kernel<int> on_ints,
                     on_floats);
 }
 
-/* ---- stage 1: up-sweep and down-sweep ------------------------------------ */
+/* ---- stage 1 ------------------------------------------------------------ */
 
 template <typename T>
 __global__ void scan_blelloch_stage1_kernel(const T *__restrict__ in, T *__restrict__ out,
@@ -90,7 +88,7 @@ static void scan_blelloch_stage1(const struct args *a, int block)
     launch(a, block, scan_blelloch_stage1_kernel<int>, scan_blelloch_stage1_kernel<float>);
 }
 
-/* ---- stage 2: padded indices, no bank conflicts -------------------------- */
+/* ---- stage 2 ------------------------------------------------------------ */
 
 /* STUDENT stage 2 -----------------------------------------------------------
  * Goal: write  __device__ unsigned padded(unsigned k)  giving where word k
@@ -152,7 +150,7 @@ static void scan_blelloch_stage2(const struct args *a, int block)
     launch(a, block, scan_blelloch_stage2_kernel<int>, scan_blelloch_stage2_kernel<float>);
 }
 
-/* ---- stage 3: Brent-Kung, the inclusive form ----------------------------- */
+/* ---- stage 3 ------------------------------------------------------------ */
 
 template <typename T>
 __global__ void scan_blelloch_stage3_kernel(const T *__restrict__ in, T *__restrict__ out,

@@ -8,9 +8,8 @@
  * 2^k places before it. It does n log n adds where a loop does n, but
  * every step is fully parallel.
  *
- *   stage 1  double buffer: read one shared array, write the other, swap
- *   stage 2  in place: read into a register, barrier, add, barrier
- *   stage 3  warp scans with __shfl_up_sync, then a scan of the warps' totals
+ * Each stage adds one idea; the table at the end of this file names them
+ * (make test prints it with each stage's results).
  *
  * The kernels are templates on the value type T, so one kernel scans ints
  * and floats. `inclusive` says which scan: out[i] = in[0] + ... + in[i], or
@@ -31,7 +30,7 @@ static void launch(const struct args *a, int block, scan_kernel<int> on_ints,
     launch_segments(a, (unsigned)hs_segment(block), hs_segment(block), on_ints, on_floats);
 }
 
-/* ---- stage 1: double-buffered shared memory ----------------------------- */
+/* ---- stage 1 ------------------------------------------------------------ */
 
 template <typename T>
 __global__ void scan_hs_stage1_kernel(const T *__restrict__ in, T *__restrict__ out, size_t n,
@@ -75,7 +74,7 @@ static void scan_hs_stage1(const struct args *a, int block)
     launch(a, block, scan_hs_stage1_kernel<int>, scan_hs_stage1_kernel<float>);
 }
 
-/* ---- stage 2: in place, two barriers a step ----------------------------- */
+/* ---- stage 2 ------------------------------------------------------------ */
 
 template <typename T>
 __global__ void scan_hs_stage2_kernel(const T *__restrict__ in, T *__restrict__ out, size_t n,
@@ -113,7 +112,7 @@ static void scan_hs_stage2(const struct args *a, int block)
     launch(a, block, scan_hs_stage2_kernel<int>, scan_hs_stage2_kernel<float>);
 }
 
-/* ---- stage 3: warp scans, then a scan of the warps' totals -------------- */
+/* ---- stage 3 ------------------------------------------------------------ */
 
 /* STUDENT stage 3 -----------------------------------------------------------
  * Goal: write  template <typename T> __device__ T warp_scan_inclusive(T v)

@@ -7,18 +7,8 @@
  * start from the sum of all the tiles before it. The stages differ in how
  * that carry reaches a tile, and so in how often the array crosses memory.
  *
- *   stage 1  scan-then-propagate: scan the tiles and keep their totals, scan
- *            the totals (the same way, recursively), add each tile's carry
- *            (read n, write n, then read and write n again)
- *   stage 2  reduce-then-scan: a first pass only sums the tiles, the totals
- *            are scanned, a second pass scans each tile from its carry (read
- *            n twice, write it once)
- *   stage 3  single pass, chained: each tile waits for the tile before it to
- *            publish its inclusive prefix (read once, write once, but the
- *            tiles finish one after another)
- *   stage 4  single pass, decoupled look-back: a tile publishes its own total
- *            at once, and its successors add up totals until they meet a
- *            published prefix
+ * Each stage adds one idea; the table at the end of this file names them
+ * (make test prints it with each stage's results).
  *
  * Given, because the single-block labs taught them: warp_scan_inclusive,
  * block_scan_exclusive, warp_sum and the tile loads and stores.
@@ -204,7 +194,7 @@ static void launch_levels(const struct args *a, int block, levels<int> on_ints,
                   block);
 }
 
-/* ---- stage 1: scan-then-propagate ----------------------------------------- */
+/* ---- stage 1 ------------------------------------------------------------ */
 
 template <typename T>
 __global__ void scan_large_stage1_scan_kernel(const T *in, T *out, T *totals, size_t n,
@@ -280,7 +270,7 @@ static void scan_large_stage1(const struct args *a, int block)
     launch_levels(a, block, stage1_scan<int>, stage1_scan<float>);
 }
 
-/* ---- stage 2: reduce-then-scan -------------------------------------------- */
+/* ---- stage 2 ------------------------------------------------------------ */
 
 template <typename T>
 __global__ void scan_large_stage2_reduce_kernel(const T *in, T *totals, size_t n)
@@ -411,7 +401,7 @@ static void launch(const struct args *a, int block, single_pass_kernel<int> on_i
         single_pass<float>(a, block, on_floats);
 }
 
-/* ---- stage 3: single pass, chained ------------------------------------------ */
+/* ---- stage 3 ------------------------------------------------------------ */
 
 template <typename T>
 __global__ void scan_large_stage3_kernel(const T *in, T *out, size_t n,
@@ -468,7 +458,7 @@ static void scan_large_stage3(const struct args *a, int block)
     launch(a, block, scan_large_stage3_kernel<int>, scan_large_stage3_kernel<float>);
 }
 
-/* ---- stage 4: single pass, decoupled look-back ------------------------------ */
+/* ---- stage 4 ------------------------------------------------------------ */
 
 template <typename T>
 __global__ void scan_large_stage4_kernel(const T *in, T *out, size_t n,
