@@ -2,6 +2,7 @@
 # `make help` says what each target does.
 
 SHELL := /bin/bash
+.DEFAULT_GOAL := help
 
 # ---- tools and flags: the one place that decides them ---------------------
 CUDA   ?= /usr/local/cuda
@@ -13,6 +14,14 @@ ARCH   ?= $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/de
                   | head -n 1 | tr -d . | grep -E '^[0-9]+$$')
 
 COURSE := map reduce histogram scan-HS scan-Blelloch scan-large-arrays compact radix transpose
+
+# Labs that share code belong to a family, whose code is in tests/<family>/:
+# its checks and CPU reference (<family>.c), and headers the labs include.
+FAMILY.scan-HS           := scan
+FAMILY.scan-Blelloch     := scan
+FAMILY.scan-large-arrays := scan
+FAMILIES := $(sort $(foreach l,$(COURSE),$(FAMILY.$(l))))
+FAMILY_DIRS := $(FAMILIES:%=tests/%)
 
 # V=1 prints every command; otherwise only what needs reading: errors, and
 # the warnings of the lab's own .cu file.
@@ -36,7 +45,7 @@ ifeq ($(origin EMU),undefined)
   endif
 endif
 
-CPPFLAGS  = -Icommon
+CPPFLAGS  = -Icommon $(FAMILY_DIRS:%=-I%)
 CFLAGS    = -std=gnu11 -O2 -g -Wall -Wextra
 NVFLAGS   = -std=c++17 -O3 -g -lineinfo $(if $(ARCH),-arch=sm_$(ARCH)) -Xcompiler -Wall
 LDLIBS    = -L$(CUDA)/lib64 -lcudart_static -ldl -lrt -lpthread -lm
@@ -46,15 +55,15 @@ LDLIBS    = -L$(CUDA)/lib64 -lcudart_static -ldl -lrt -lpthread -lm
 ifeq ($(EMU),1)
   BUILD    := build/emu
   CFLAGS   += -DWORKBOOK_EMU
-  # common/*.cuh hold kernels too: they are rewritten into $(BUILD)/cuh,
-  # which is searched before common/.
+  # The shared .cuh headers hold kernels too: they are rewritten into
+  # $(BUILD)/cuh, which is searched before their own folders.
   EMUFLAGS  = -std=c++17 -O2 -g -Wall -Wno-unknown-pragmas -DWORKBOOK_EMU -Icommon/emu \
               -I$(BUILD)/cuh -pthread
   # Kernels get a call before each load and store (common/emu/memory.cpp
   # answers them): the checks for races and out-of-bounds accesses.
   EMU_CHECKS = -fsanitize=thread --param tsan-distinguish-volatile=1 -fstack-clash-protection
   LDLIBS    = -pthread -lm
-  CU_TOOL   = $(BUILD)/rewrite $(patsubst common/%,$(BUILD)/cuh/%,$(wildcard common/*.cuh))
+  CU_TOOL   = $(BUILD)/rewrite $(addprefix $(BUILD)/cuh/,$(notdir $(SHARED_CUH)))
   CU_COMPILE = $(BUILD)/rewrite $< > $@.cpp && $(CXX) $(EMUFLAGS) $(CPPFLAGS) -I$(<D) -c $@.cpp -o $@
   # A lab's kernels: -Wextra too (a signed/unsigned comparison betrays a
   # 32-bit index). Where nvcc is installed it reads the file as well, so
@@ -76,9 +85,9 @@ PANDOC_EMBED = $(shell pandoc --help 2>/dev/null | grep -q -- --embed-resources 
 # The lab's own file is compiled with its warnings kept and shown, marked,
 # even in the quiet build; errors come out as the compiler wrote them.
 SHOW_KERNEL_COMPILE = echo "compiling $<$(if $(filter 1,$(EMU)), for the CPU emulation)"; \
-	{ $(KERNEL_COMPILE); } 2> $@.log; common/show-diagnostics.sh $@.log $$? "$<" \
+	{ $(KERNEL_COMPILE); } 2> $@.log; tools/show-diagnostics.sh $@.log $$? "$<" \
 	$(if $(NVCC_CHECK),&& { { $(NVCC_CHECK); } 2> $@.nvcc.log; \
-	                        common/show-diagnostics.sh $@.nvcc.log $$? "$<" nvcc; })
+	                        tools/show-diagnostics.sh $@.nvcc.log $$? "$<" nvcc; })
 
 # ---- the labs ----------------------------------------------------------------
 WRITTEN := $(strip $(foreach l,$(COURSE),$(if $(wildcard solutions/$(l)/$(l).cu),$(l))))
@@ -116,7 +125,8 @@ endif
 
 RUN_ARGS = $(if $(N),n=$(N)) $(if $(STAGE),stage=$(STAGE)) $(if $(BLOCK),block=$(BLOCK)) \
            $(if $(VARIANT),variant=$(VARIANT))
-COMMON_H    := $(wildcard common/*.h common/*.cuh common/emu/*.h)
+SHARED_CUH  := $(wildcard common/*.cuh $(FAMILY_DIRS:%=%/*.cuh))
+COMMON_H    := $(wildcard common/*.h common/emu/*.h $(FAMILY_DIRS:%=%/*.h)) $(SHARED_CUH)
 EMU_OBJS    := $(patsubst common/emu/%.cpp,$(BUILD)/common/emu/%.o,$(wildcard common/emu/*.cpp))
 COMMON_OBJS := $(BUILD)/common/workbook.o $(BUILD)/common/check.o $(if $(filter 1,$(EMU)),$(EMU_OBJS))
 
@@ -136,7 +146,8 @@ $(BUILD)/rewrite: common/emu/rewrite.c
 	@mkdir -p $(@D)
 	$(Q)$(CC) -std=c11 -O2 -Wall -Wextra -o $@ $<
 
-$(BUILD)/cuh/%.cuh: common/%.cuh $(BUILD)/rewrite
+vpath %.cuh common $(FAMILY_DIRS)
+$(BUILD)/cuh/%.cuh: %.cuh $(BUILD)/rewrite
 	@mkdir -p $(@D)
 	$(Q)$(BUILD)/rewrite $< > $@
 
@@ -162,22 +173,21 @@ $(BUILD)/tests/emu/%.o: tests/emu/%.c tests/emu/emu_kernels.h $(COMMON_H) | need
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(CPPFLAGS) $(CRITERION_CFLAGS) -c $< -o $@
 
-$(BUILD)/tests/common/%.o: tests/common/%.c $(COMMON_H) | need-criterion
-	@mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) $(CPPFLAGS) $(CRITERION_CFLAGS) -c $< -o $@
-
 # The skeletons as the solutions make them today, file by file: what
 # labs/ should hold, and what `make check` proves the tests fail on. They
 # are built as the tree `skeletons`, whose objects go to $(BUILD)/skeletons.
 SKELETONS := $(BUILD)/skeleton-sources
 SKELETON_FILES := $(patsubst solutions/%,$(SKELETONS)/%,$(wildcard $(foreach l,$(WRITTEN),solutions/$(l)/*)))
-$(SKELETONS)/%: solutions/% common/skeleton.awk
+$(SKELETONS)/%: solutions/% tools/skeleton.awk
 	@mkdir -p $(@D)
-	$(Q)awk -f common/skeleton.awk $< > $@.tmp && mv $@.tmp $@
+	$(Q)awk -f tools/skeleton.awk $< > $@.tmp && mv $@.tmp $@
 
-# Labs of one family share its checks: scan-HS, scan-Blelloch and
-# scan-large-arrays all link common/scan.c.
-FAMILY_OBJS = $(patsubst common/%.c,$(BUILD)/common/%.o,$(wildcard common/$(firstword $(subst -, ,$(1))).c))
+# A lab of a family links the family's code (FAMILY.<lab> above).
+FAMILY_OBJS = $(if $(FAMILY.$(1)),$(BUILD)/tests/$(FAMILY.$(1))/$(FAMILY.$(1)).o)
+
+$(BUILD)/tests/%.o: tests/%.c $(COMMON_H) | need-criterion
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(CPPFLAGS) $(CRITERION_CFLAGS) -c $< -o $@
 
 # A lab's own CUDA files under tests/ (its library row), built per tree.
 LAB_CU_OBJS = $(patsubst tests/$(2)/%.cu,$(BUILD)/$(1)/$(2)/%.o,$(wildcard tests/$(2)/*.cu))
@@ -228,6 +238,81 @@ PROVEN   = $(foreach t,skeletons solutions,$(foreach l,$(WRITTEN),$(BUILD)/$(t)/
 .PHONY: help test run build skeletons check check-skeletons prove mutants diff handouts deps \
         clean need-nvcc need-criterion need-pandoc FORCE
 
+build: $(BINARIES)
+
+test: $(BINARIES)
+	@SEED=$(SEED) STAGE=$(STAGE) VARIANT=$(VARIANT) WORKBOOK_MAKE_ARGS='$(MAKE_ARGS)' \
+	 TESTFLAGS='$(TESTFLAGS)' RUN_ARGS='$(RUN_ARGS)' EMU=$(EMU) \
+	 tools/test-labs.sh $(BUILD) $(TREE) $(SELECTED)
+
+run: $(BINARIES)
+	@status=0; for lab in $(SELECTED); do \
+	  $(BUILD)/$(TREE)/$$lab/run $(RUN_ARGS) $(if $(SEED),seed=$(SEED)) || status=1; \
+	done; exit $$status
+
+diff:
+	@for lab in $(SELECTED); do diff -ru solutions/$$lab $(SRC)/$$lab; done; true
+
+# labs/ from solutions/, never over a student's work (tools/skeletons.sh).
+skeletons: $(SKELETON_FILES)
+	@tools/skeletons.sh write $(SKELETONS) $(WRITTEN)
+
+check-skeletons: $(SKELETON_FILES)
+	@tools/skeletons.sh check $(SKELETONS) $(WRITTEN)
+
+# Under EMU=1 the emulation proves itself first: its own tests, planted bugs included.
+EMU_TEST = $(if $(filter 1,$(EMU)),$(BUILD)/emutest)
+RUN_EMU_TEST = $(if $(EMU_TEST),@echo "check: the CPU emulation's own tests:" && $(EMU_TEST) --short-filename)
+
+check: check-skeletons $(PROVEN) $(BUILD)/selftest $(BUILD)/probe $(EMU_TEST)
+	@echo "check: built the skeleton and the solution of: $(WRITTEN)"
+	@$(BUILD)/selftest --short-filename
+	$(RUN_EMU_TEST)
+	@tools/prove.sh $(BUILD) $(WRITTEN)
+	@if [ "$(EMU)" != 1 ] && ! $(BUILD)/probe > /dev/null; then \
+	  echo "check: so proving the tests under the CPU emulation instead (EMU=1):"; \
+	  $(MAKE) --no-print-directory EMU=1 prove; fi
+	@if command -v pandoc > /dev/null; then $(MAKE) --no-print-directory handouts; \
+	 else echo "check: handouts not built: pandoc is missing (make deps installs it)"; fi
+
+# The tests' honesty, proven in this build: pass on solutions, fail on skeletons.
+prove: $(PROVEN) $(BUILD)/probe $(EMU_TEST)
+	$(RUN_EMU_TEST)
+	@tools/prove.sh $(BUILD) $(WRITTEN)
+
+# The tests against the mistakes students make: each planted in a copy of
+# the solution, caught, and its cause named in the report.
+mutants:
+	@tests/mutants/mutants.sh $(SELECTED)
+
+HANDOUTS := $(patsubst handouts/%.md,$(BUILD)/handouts/%.html,$(wildcard handouts/*.md))
+
+handouts: $(HANDOUTS)
+	@echo "handouts: $(HANDOUTS)"
+
+$(BUILD)/handouts/%.html: handouts/%.md handouts/handout.css $(wildcard handouts/figures/*.svg) | need-pandoc
+	@mkdir -p $(@D)
+	$(Q)pandoc $< --from markdown --to html5 $(PANDOC_EMBED) --mathml --toc \
+	  --resource-path=handouts --css=handouts/handout.css --highlight-style=tango \
+	  --syntax-definition=handouts/cuda.xml -o $@
+
+deps:
+	@tools/deps.sh "$(NVCC)"
+
+clean:
+	rm -rf $(BUILD)
+
+need-nvcc:
+	@command -v $(NVCC) > /dev/null || { echo "nvcc not found at $(NVCC): install the CUDA \
+	toolkit, or point CUDA= at it (make CUDA=/opt/cuda ...), or add EMU=1"; exit 1; }
+need-criterion:
+	@pkg-config --exists criterion 2> /dev/null || { echo "Criterion (the C test \
+	framework) is not installed: run make deps"; exit 1; }
+need-pandoc:
+	@command -v pandoc > /dev/null || { echo "pandoc is not installed: run make deps"; exit 1; }
+FORCE:
+
+# ---- what each target does ---------------------------------------------------
 help:
 	@echo "gpu-workbook: labs $(WRITTEN) (planned: $(filter-out $(WRITTEN),$(COURSE)))"
 	@echo
@@ -257,76 +342,3 @@ help:
 	@echo "                           that the tests catch each and name its cause (LAB= some)"
 	@echo "  make deps                install Criterion and pandoc (apt)"
 
-build: $(BINARIES)
-
-test: $(BINARIES)
-	@SEED=$(SEED) STAGE=$(STAGE) VARIANT=$(VARIANT) WORKBOOK_MAKE_ARGS='$(MAKE_ARGS)' \
-	 TESTFLAGS='$(TESTFLAGS)' RUN_ARGS='$(RUN_ARGS)' EMU=$(EMU) \
-	 common/test-labs.sh $(BUILD) $(TREE) $(SELECTED)
-
-run: $(BINARIES)
-	@status=0; for lab in $(SELECTED); do \
-	  $(BUILD)/$(TREE)/$$lab/run $(RUN_ARGS) $(if $(SEED),seed=$(SEED)) || status=1; \
-	done; exit $$status
-
-diff:
-	@for lab in $(SELECTED); do diff -ru solutions/$$lab $(SRC)/$$lab; done; true
-
-# labs/ from solutions/, never over a student's work (common/skeletons.sh).
-skeletons: $(SKELETON_FILES)
-	@common/skeletons.sh write $(SKELETONS) $(WRITTEN)
-
-check-skeletons: $(SKELETON_FILES)
-	@common/skeletons.sh check $(SKELETONS) $(WRITTEN)
-
-# Under EMU=1 the emulation proves itself first: its own tests, planted bugs included.
-EMU_TEST = $(if $(filter 1,$(EMU)),$(BUILD)/emutest)
-RUN_EMU_TEST = $(if $(EMU_TEST),@echo "check: the CPU emulation's own tests:" && $(EMU_TEST) --short-filename)
-
-check: check-skeletons $(PROVEN) $(BUILD)/selftest $(BUILD)/probe $(EMU_TEST)
-	@echo "check: built the skeleton and the solution of: $(WRITTEN)"
-	@$(BUILD)/selftest --short-filename
-	$(RUN_EMU_TEST)
-	@common/prove.sh $(BUILD) $(WRITTEN)
-	@if [ "$(EMU)" != 1 ] && ! $(BUILD)/probe > /dev/null; then \
-	  echo "check: so proving the tests under the CPU emulation instead (EMU=1):"; \
-	  $(MAKE) --no-print-directory EMU=1 prove; fi
-	@if command -v pandoc > /dev/null; then $(MAKE) --no-print-directory handouts; \
-	 else echo "check: handouts not built: pandoc is missing (make deps installs it)"; fi
-
-# The tests' honesty, proven in this build: pass on solutions, fail on skeletons.
-prove: $(PROVEN) $(BUILD)/probe $(EMU_TEST)
-	$(RUN_EMU_TEST)
-	@common/prove.sh $(BUILD) $(WRITTEN)
-
-# The tests against the mistakes students make: each planted in a copy of
-# the solution, caught, and its cause named in the report.
-mutants:
-	@tests/mutants/mutants.sh $(SELECTED)
-
-HANDOUTS := $(patsubst handouts/%.md,$(BUILD)/handouts/%.html,$(wildcard handouts/*.md))
-
-handouts: $(HANDOUTS)
-	@echo "handouts: $(HANDOUTS)"
-
-$(BUILD)/handouts/%.html: handouts/%.md handouts/handout.css $(wildcard handouts/figures/*.svg) | need-pandoc
-	@mkdir -p $(@D)
-	$(Q)pandoc $< --from markdown --to html5 $(PANDOC_EMBED) --mathml --toc \
-	  --resource-path=handouts --css=handouts/handout.css --highlight-style=tango \
-	  --syntax-definition=handouts/cuda.xml -o $@
-
-deps:
-	@common/deps.sh "$(NVCC)"
-
-clean:
-	rm -rf $(BUILD)
-
-need-nvcc:
-	@command -v $(NVCC) > /dev/null || { echo "nvcc not found at $(NVCC): install the CUDA \
-	toolkit, or point CUDA= at it (make CUDA=/opt/cuda ...), or add EMU=1"; exit 1; }
-need-criterion:
-	@pkg-config --exists criterion 2> /dev/null || { echo "Criterion (the C test \
-	framework) is not installed: run make deps"; exit 1; }
-need-pandoc:
-	@command -v pandoc > /dev/null || { echo "pandoc is not installed: run make deps"; exit 1; }
-FORCE:

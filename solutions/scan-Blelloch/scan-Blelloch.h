@@ -1,5 +1,5 @@
 /* scan-Blelloch.h: the data the scan-Blelloch kernels are given (struct
- * args, in common/scan.h) and how long each block's segment is. The tests
+ * args, in tests/scan/scan.h) and how long each block's segment is. The tests
  * build against this file: change the kernels, not it. */
 #ifndef SCAN_BLELLOCH_H
 #define SCAN_BLELLOCH_H

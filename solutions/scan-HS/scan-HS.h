@@ -1,5 +1,5 @@
 /* scan-HS.h: the data the scan-HS kernels are given (struct args, in
- * common/scan.h) and how long each block's segment is. The tests build
+ * tests/scan/scan.h) and how long each block's segment is. The tests build
  * against this file: change the kernels, not it. */
 #ifndef SCAN_HS_H
 #define SCAN_HS_H

@@ -1,5 +1,5 @@
 /* scan-large-arrays.h: the data the scan-large-arrays kernels are given
- * (struct args, in common/scan.h) and how big a tile is. The tests build
+ * (struct args, in tests/scan/scan.h) and how big a tile is. The tests build
  * against this file: change the kernels, not it. */
 #ifndef SCAN_LARGE_ARRAYS_H
 #define SCAN_LARGE_ARRAYS_H
