@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,68 +80,129 @@ static void usage(const char *bad)
         bad);
 }
 
-static void print_rule(void)
+enum { CELL = 32 };
+
+/* A table's layout, ended by a NULL title; a negative width aligns left,
+ * and cuts text at the width. */
+struct column {
+    const char *title;
+    int width;
+    bool painted; /* the check: ok in green, WRONG in red */
+};
+
+static const struct column run_columns[] = {
+    {"stage", -6, false},  {"idea", -42, false}, {"check", -5, true},
+    {"time ms", 9, false}, {"GB/s", 7, false},   {"% copy", 6, false},
+    {"vs prev", 7, false}, {"vs CPU", 7, false}, {"vs CPU+", 8, false},
+    {NULL, 0, false}};
+
+static const struct column sweep_columns[] = {
+    {"block", 6, false},   {"warps", 6, false},      {"lanes used", 10, false},
+    {"threads/SM", 13, false}, {"time ms", 9, false}, {"GB/s", 7, false},
+    {"% copy", 6, false},  {NULL, 0, false}};
+
+static void print_cells(const struct column *col, const char *const cell[], const char *colour)
 {
-    printf("------  ------------------------------------------  -----  ---------  -------  "
-           "------  -------  -------  --------\n");
+    for (int c = 0; col[c].title; c++) {
+        int w = col[c].width;
+        bool painted = colour && col[c].painted;
+        printf("%s%s%*.*s%s", c ? "  " : "", painted ? colour : "", w, w < 0 ? -w : -1, cell[c],
+               painted ? PLAIN : "");
+    }
+    putchar('\n');
 }
 
-static void print_header(void)
+static void print_rule(const struct column *col)
 {
-    printf("%-6s  %-42s  %-5s  %9s  %7s  %6s  %7s  %7s  %8s\n", "stage", "idea", "check",
-           "time ms", "GB/s", "% copy", "vs prev", "vs CPU", "vs CPU+");
-    print_rule();
+    for (int c = 0; col[c].title; c++)
+        printf("%s%.*s", c ? "  " : "", abs(col[c].width),
+               "----------------------------------------------------------------");
+    putchar('\n');
 }
 
-static const char *gbps_text(double gbps)
+static void print_header(const struct column *col)
 {
-    static char text[2][32];
-    static int k;
-    k = (k + 1) % 2;
-    snprintf(text[k], sizeof text[k], "%.1f", gbps);
-    return text[k];
+    const char *titles[16];
+    for (int c = 0; col[c].title; c++)
+        titles[c] = col[c].title;
+    print_cells(col, titles, NULL);
+    print_rule(col);
 }
 
-static const char *times(double x)
+__attribute__((format(printf, 2, 3))) static const char *cell(char *text, const char *fmt, ...)
 {
-    static char text[4][32];
-    static int k;
-    k = (k + 1) % 4;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, CELL, fmt, ap);
+    va_end(ap);
+    return text;
+}
+
+/* 0.004x, not 0.0x: two significant digits below 0.1. */
+static const char *times(char *text, double x)
+{
     if (x >= 0.1)
-        snprintf(text[k], sizeof text[k], "%.1fx", x);
-    else if (x > 0) /* 0.004x, not 0.0x: two significant digits */
-        snprintf(text[k], sizeof text[k], "%.2gx", x);
-    else
-        snprintf(text[k], sizeof text[k], "-");
-    return text[k];
+        return cell(text, "%.1fx", x);
+    return x > 0 ? cell(text, "%.2gx", x) : "-";
+}
+
+/* One row of the run table; a figure left 0 shows as "-". */
+struct row {
+    const char *stage, *idea, *check, *colour;
+    double ms, gbps, share, vs_prev, vs_cpu, vs_cpu_plus;
+};
+
+static void print_row(const struct row *r)
+{
+    char text[6][CELL];
+    const char *cells[] = {r->stage,
+                           r->idea,
+                           r->check,
+                           r->ms > 0 ? cell(text[0], "%.4f", r->ms) : "-",
+                           r->gbps > 0 ? cell(text[1], "%.1f", r->gbps) : "-",
+                           r->share > 0 ? cell(text[2], "%.1f%%", r->share) : "-",
+                           times(text[3], r->vs_prev),
+                           times(text[4], r->vs_cpu),
+                           times(text[5], r->vs_cpu_plus)};
+    print_cells(run_columns, cells, r->colour);
 }
 
 /* Resident threads per SM that a block shape allows (registers and shared
  * memory aside), and the share of lanes that do work in its warps. */
-static void sweep(struct problem *p, const struct stage *s,
-                  double bytes, double copy_gbps)
+static void sweep_row(struct problem *p, const struct stage *s, int threads, double copy_gbps)
+{
+    int warps = (threads + 31) / 32;
+    struct job j = {p, s};
+    watch("the sweep of", s);
+    double ms = time_gpu_ms(launch_once, &j, WARMUP, REPS), gbps = p->bytes / ms / 1e6;
+    char text[7][CELL];
+    const char *cells[] = {
+        cell(text[0], "%d", threads),
+        cell(text[1], "%d", warps),
+        cell(text[2], "%.0f%%", 100.0 * threads / (32.0 * warps)),
+        cell(text[3], "%d of %4d", gpu_resident_blocks(threads) * threads,
+             gpu_max_threads_per_sm()),
+        cell(text[4], "%.4f", ms),
+        cell(text[5], "%.1f", gbps),
+        cell(text[6], "%.1f%%", 100 * gbps / copy_gbps)};
+    print_cells(sweep_columns, cells, NULL);
+}
+
+static void sweep(struct problem *p, const struct stage *s, double copy_gbps)
 {
     static const int blocks[] = {32, 33, 64, 65, 96, 128, 192, 256, 257, 512, 768, 1000, 1024};
     printf("\nBlock-size sweep of stage %s (%s), n = %zu:\n", s->id, s->idea, p->n);
-    printf("%6s  %6s  %9s  %13s  %9s  %7s  %6s\n", "block", "warps", "lanes used", "threads/SM",
-           "time ms", "GB/s", "% copy");
-    printf("------  ------  ----------  -------------  ---------  -------  ------\n");
+    print_header(sweep_columns);
     int shown = 0; /* the threads of the row before */
     for (size_t k = 0; k < sizeof blocks / sizeof blocks[0]; k++) {
         if (blocks[k] > gpu_max_threads_per_block())
             continue;
         p->block = blocks[k];
-        int threads = problem_threads(p, s), warps = (threads + 31) / 32;
+        int threads = problem_threads(p, s);
         if (threads == shown)
             continue; /* the launcher rounds this BLOCK to the row before's */
         shown = threads;
-        watch("the sweep of", s);
-        struct job j = {p, s};
-        double ms = time_gpu_ms(launch_once, &j, WARMUP, REPS);
-        double gbps = bytes / ms / 1e6;
-        printf("%6d  %6d  %9.0f%%  %6d of %4d  %9.4f  %7.1f  %5.1f%%\n", threads, warps,
-               100.0 * threads / (32.0 * warps), gpu_resident_blocks(threads) * threads,
-               gpu_max_threads_per_sm(), ms, gbps, 100 * gbps / copy_gbps);
+        sweep_row(p, s, threads, copy_gbps);
     }
     alarm(0);
     printf("block: the threads per block the launcher runs (it may round BLOCK to what its "
@@ -158,8 +220,7 @@ static double stage_row(struct problem *p, const struct stage *s, const char *la
     struct finding f;
     watch(p->lab->name, s);
     if (!problem_verify(p, s, &f)) {
-        printf("%-6s  %-42.42s  %s%-5s%s  %9s  %7s  %6s  %7s  %7s  %8s\n", label, s->idea, RED,
-               "WRONG", PLAIN, "-", "-", "-", "-", "-", "-");
+        print_row(&(struct row){.stage = label, .idea = s->idea, .check = "WRONG", .colour = RED});
         describe_finding(p, s, &f, msg, sizeof msg);
         char *line_end = strchr(msg, '\n');
         size_t used = strlen(failures);
@@ -172,13 +233,14 @@ static double stage_row(struct problem *p, const struct stage *s, const char *la
     double copies = time_gpu_ms(upload_once, &j, 1, emu ? 1 : 5) +
                     time_gpu_ms(download_once, &j, 1, emu ? 1 : 5);
     double gbps = p->bytes / ms / 1e6;
-    char share[16];
-    snprintf(share, sizeof share, "%5.1f%%", 100 * gbps / t->copy_gbps);
-    printf("%-6s  %-42.42s  %s%-5s%s  %9.4f  %7s  %6s  %7s  %7s  %8s\n", label, s->idea, GREEN,
-           "ok", PLAIN, ms,
-           emu ? "-" : gbps_text(gbps), emu ? "-" : share,
-           times(prev_ms > 0 && !emu ? prev_ms / ms : 0), times(emu ? 0 : t->cpu_ms / ms),
-           times(emu ? 0 : t->cpu_ms / (ms + copies)));
+    if (emu) /* CPU times: no bandwidths or speedups to show */
+        print_row(&(struct row){.stage = label, .idea = s->idea, .check = "ok", .colour = GREEN,
+                                .ms = ms});
+    else
+        print_row(&(struct row){.stage = label, .idea = s->idea, .check = "ok", .colour = GREEN,
+                                .ms = ms, .gbps = gbps, .share = 100 * gbps / t->copy_gbps,
+                                .vs_prev = prev_ms / ms, .vs_cpu = t->cpu_ms / ms,
+                                .vs_cpu_plus = t->cpu_ms / (ms + copies)});
     return ms;
 }
 
@@ -195,9 +257,8 @@ static bool run_table(const struct lab *lab, int variant, size_t n, uint64_t see
         cpu_reps = 5;
         t.cpu_ms = time_cpu_ms(reference_once, p, cpu_reps);
     }
-    double bytes = p->bytes;
-    double copy_ms = time_copy_ms((size_t)(bytes / 2), t.reps);
-    t.copy_gbps = bytes / copy_ms / 1e6;
+    double copy_ms = time_copy_ms((size_t)(p->bytes / 2), t.reps);
+    t.copy_gbps = p->bytes / copy_ms / 1e6;
 
     const char *name = variant_name(lab, variant);
     printf("\n%s%s%s: %s\n", lab->name, name ? ", " : "", name ? name : "", lab->operation);
@@ -214,10 +275,10 @@ static bool run_table(const struct lab *lab, int variant, size_t n, uint64_t see
     else
         printf("vs CPU+: the CPU time over the GPU time including the copies of the stage's "
                "inputs in and outputs out (pinned memory).\n\n");
-    print_header();
-    printf("%-6s  %-42s  %-5s  %9.4f  %7s  %6s  %7s  %7s  %8s\n", "copy",
-           "cudaMemcpy device to device (roofline)", "-", copy_ms,
-           emu ? "-" : gbps_text(t.copy_gbps), emu ? "-" : "100.0%", "-", "-", "-");
+    print_header(run_columns);
+    print_row(&(struct row){.stage = "copy", .idea = "cudaMemcpy device to device (roofline)",
+                            .check = "-", .ms = copy_ms, .gbps = emu ? 0 : t.copy_gbps,
+                            .share = emu ? 0 : 100});
 
     char failures[16384] = "";
     double library_ms = 0, best_ms = 0, prev_ms = 0;
@@ -238,7 +299,7 @@ static bool run_table(const struct lab *lab, int variant, size_t n, uint64_t see
             sweep_stage = s;
     }
     alarm(0);
-    print_rule();
+    print_rule(run_columns);
     if (!gpu_healthy())
         printf("(a stage left the GPU context unusable: the stages after it could not run in "
                "this process)\n");
@@ -249,7 +310,7 @@ static bool run_table(const struct lab *lab, int variant, size_t n, uint64_t see
         printf("\n%sWrong%s (make test LAB=%s STAGE=... says more):\n%s", RED, PLAIN, lab->name,
                failures);
     if (want_sweep && sweep_stage && gpu_healthy() && !emu)
-        sweep(p, sweep_stage, bytes, t.copy_gbps);
+        sweep(p, sweep_stage, t.copy_gbps);
     if (gpu_healthy())
         problem_free(p);
     return !*failures;
