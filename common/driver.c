@@ -8,6 +8,9 @@
  * with a library version (CUB) gets its row, checked and timed alongside.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -21,6 +24,122 @@ extern const struct lab *const workbook_lab;
 
 enum { WARMUP = 3, REPS = 20, STAGE_SECONDS = 60 };
 
+/* ---- options ------------------------------------------------------------ */
+
+struct run_options {
+    size_t n;
+    const char *stages;  /* STAGE's filter; NULL: every stage */
+    const char *variant; /* NULL: every variant */
+    uint64_t seed;
+    int block;
+    bool sweep;
+};
+
+enum { OPT_N, OPT_STAGE, OPT_VARIANT, OPT_SEED, OPT_BLOCK, OPT_SWEEP, OPTIONS };
+static const char *const option_names[OPTIONS] = {
+    "n", "stage", "variant", "seed", "block", "sweep"};
+
+static void usage(const char *bad)
+{
+    die("%s: expected n=SIZE stage=ID variant=NAME seed=S block=THREADS sweep=0|1, e.g. n=2^28",
+        bad);
+}
+
+/* Each option's text, from name=value among the arguments; NULL when
+ * none gives one (or gives it empty). */
+static void option_texts(int argc, char *argv[], const char *text[OPTIONS])
+{
+    for (int k = 0; k < OPTIONS; k++)
+        text[k] = NULL;
+    for (int i = 1; i < argc; i++) {
+        size_t len = strcspn(argv[i], "=");
+        int k = 0;
+        while (k < OPTIONS && (strlen(option_names[k]) != len ||
+                               strncmp(argv[i], option_names[k], len) != 0))
+            k++;
+        if (k == OPTIONS || argv[i][len] != '=')
+            usage(argv[i]);
+        text[k] = argv[i] + len + 1;
+    }
+    for (int k = 0; k < OPTIONS; k++)
+        if (text[k] && !*text[k])
+            text[k] = NULL;
+}
+
+/* NAME=text as a whole number up to max, or die saying what it should be. */
+static unsigned long long whole_number(const char *name, const char *text,
+                                       unsigned long long max, const char *expected)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(text, &end, 10);
+    if (!isdigit((unsigned char)*text) || *end || errno || v > max)
+        die("%s=%s: %s", name, text, expected);
+    return v;
+}
+
+static struct run_options parse_options(int argc, char *argv[])
+{
+    const char *text[OPTIONS];
+    option_texts(argc, argv, text);
+    /* Emulated kernels run thousands of times slower: a smaller default size */
+    struct run_options o = {.n = (size_t)1 << (gpu_emulated() ? 20 : 24), .block = 256,
+                            .sweep = true, .stages = text[OPT_STAGE],
+                            .variant = text[OPT_VARIANT]};
+    if (text[OPT_N] && !parse_size(text[OPT_N], &o.n))
+        die("N=%s: expected a whole number below 2^63, such as 1000000, 2^28 or 2^24+17",
+            text[OPT_N]);
+    o.seed = text[OPT_SEED] ? whole_number("SEED", text[OPT_SEED], ULLONG_MAX,
+                                           "a seed is a whole number, e.g. SEED=42")
+                            : seed_from_env(); /* SEED, or one drawn from the clock */
+    if (text[OPT_BLOCK])
+        o.block = (int)whole_number("BLOCK", text[OPT_BLOCK], INT_MAX,
+                                    "a block size is a whole number of threads, e.g. BLOCK=256");
+    if (text[OPT_SWEEP])
+        o.sweep = whole_number("SWEEP", text[OPT_SWEEP], 1, "expected 0 (no sweep) or 1");
+    return o;
+}
+
+static void check_stages(const struct lab *lab, const char *filter)
+{
+    for (const struct stage *s = lab->stages; s->id; s++)
+        if (stage_selected(s, filter))
+            return;
+    die("STAGE=%s: %s has stages %s", filter, lab->name, stage_list(lab));
+}
+
+static int variant_index(const struct lab *lab, const char *name)
+{
+    int found = variant_find(lab, name);
+    if (found >= 0)
+        return found;
+    char names[256] = "";
+    for (int v = 0; v < variant_count(lab) && lab->variants; v++)
+        snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", v ? ", " : "",
+                 lab->variants[v]);
+    die("VARIANT=%s: %s has %s%s", name, lab->name, *names ? "the variants " : "no variants",
+        names);
+}
+
+/* What only the lab and the GPU can judge; dies at the first thing wrong.
+ * Returns the one variant asked for, or -1 for every variant. */
+static int check_options(const struct lab *lab, const struct run_options *o)
+{
+    if (o->n == 0)
+        die("N=0: there is nothing to time; choose N >= 1");
+    if (o->block < 1 || o->block > gpu_max_threads_per_block())
+        die("BLOCK=%d: a block holds 1 to %d threads on this GPU", o->block,
+            gpu_max_threads_per_block());
+    check_stages(lab, o->stages);
+    int only = o->variant ? variant_index(lab, o->variant) : -1;
+    char why[256];
+    for (int v = 0; v < variant_count(lab); v++)
+        if ((only < 0 || v == only) && !problem_fits(lab, v, o->n, why, sizeof why))
+            die("%s", why);
+    return only;
+}
+
+/* ---- the time limit ----------------------------------------------------- */
 
 /* A kernel that never finishes must not freeze the terminal: each stage gets
  * STAGE_SECONDS for its check and its timings, then the run stops saying which. */
@@ -46,15 +165,11 @@ static void watch(const char *what, const struct stage *s)
     alarm(STAGE_SECONDS);
 }
 
+/* ---- what is timed ------------------------------------------------------ */
+
 struct job {
     struct problem *p;
     const struct stage *s;
-};
-
-/* What every row of a table is measured against. */
-struct timing {
-    int warmup, reps;
-    double cpu_ms, copy_gbps;
 };
 
 static void launch_once(void *ctx)
@@ -74,11 +189,35 @@ static void reference_once(void *ctx)
     p->lab->reference(p);
 }
 
-static void usage(const char *bad)
+/* What every row of a table is measured against. */
+struct timing {
+    int warmup, reps, cpu_reps;
+    double cpu_ms, copy_ms, copy_gbps;
+};
+
+/* One run, or the median of five when one is quick enough to repeat. */
+static double time_cpu_reference(struct problem *p, int *reps)
 {
-    die("%s: expected n=SIZE stage=ID variant=NAME seed=S block=THREADS sweep=0|1, e.g. n=2^28",
-        bad);
+    *reps = 1;
+    double ms = time_cpu_ms(reference_once, p, 1);
+    if (ms < 500) {
+        *reps = 5;
+        ms = time_cpu_ms(reference_once, p, *reps);
+    }
+    return ms;
 }
+
+static struct timing time_baselines(struct problem *p)
+{
+    bool emu = gpu_emulated();
+    struct timing t = {.warmup = emu ? 1 : WARMUP, .reps = emu ? 3 : REPS};
+    t.cpu_ms = time_cpu_reference(p, &t.cpu_reps);
+    t.copy_ms = time_copy_ms((size_t)(p->bytes / 2), t.reps);
+    t.copy_gbps = p->bytes / t.copy_ms / 1e6;
+    return t;
+}
+
+/* ---- tables --------------------------------------------------------------- */
 
 enum { CELL = 32 };
 
@@ -167,6 +306,130 @@ static void print_row(const struct row *r)
     print_cells(run_columns, cells, r->colour);
 }
 
+/* ---- the run table -------------------------------------------------------- */
+
+/* What the rows of one table found, for the lines under it. */
+struct outcome {
+    const struct stage *best, *sweep_stage;
+    double best_ms, library_ms;
+    char failures[16384];
+};
+
+static void note_failure(const struct problem *p, const struct stage *s, const struct finding *f,
+                         struct outcome *o)
+{
+    char msg[3072];
+    describe_finding(p, s, f, msg, sizeof msg);
+    char *line_end = strchr(msg, '\n'); /* its title gives way to "stage ID:" */
+    size_t used = strlen(o->failures);
+    snprintf(o->failures + used, sizeof o->failures - used, "stage %s:%s\n", s->id,
+             line_end ? line_end : msg);
+}
+
+/* Times a stage that passed its check and prints its row; returns its ms. */
+static double time_stage_row(struct problem *p, const struct stage *s, const char *label,
+                             const struct timing *t, double prev_ms)
+{
+    struct job j = {p, s};
+    bool emu = gpu_emulated();
+    double ms = time_gpu_ms(launch_once, &j, t->warmup, t->reps);
+    double copies = time_gpu_ms(upload_once, &j, 1, emu ? 1 : 5) +
+                    time_gpu_ms(download_once, &j, 1, emu ? 1 : 5);
+    double gbps = p->bytes / ms / 1e6;
+    if (emu) /* CPU times: no bandwidths or speedups to show */
+        print_row(&(struct row){.stage = label, .idea = s->idea, .check = "ok", .colour = GREEN,
+                                .ms = ms});
+    else
+        print_row(&(struct row){.stage = label, .idea = s->idea, .check = "ok", .colour = GREEN,
+                                .ms = ms, .gbps = gbps, .share = 100 * gbps / t->copy_gbps,
+                                .vs_prev = prev_ms / ms, .vs_cpu = t->cpu_ms / ms,
+                                .vs_cpu_plus = t->cpu_ms / (ms + copies)});
+    return ms;
+}
+
+/* One stage's row (or the library's): check it once, then time it. Returns
+ * its time in ms, or 0 when it is wrong (o->failures gets the reason). */
+static double stage_row(struct problem *p, const struct stage *s, const char *label,
+                        const struct timing *t, double prev_ms, struct outcome *o)
+{
+    struct finding f;
+    watch(p->lab->name, s);
+    if (problem_verify(p, s, &f))
+        return time_stage_row(p, s, label, t, prev_ms);
+    print_row(&(struct row){.stage = label, .idea = s->idea, .check = "WRONG", .colour = RED});
+    note_failure(p, s, &f, o);
+    return 0;
+}
+
+/* What the table is of, and how its figures were taken. */
+static void print_table_intro(const struct problem *p, const struct timing *t)
+{
+    const char *name = variant_name(p->lab, p->variant);
+    printf("\n%s%s%s: %s\n", p->lab->name, name ? ", " : "", name ? name : "", p->lab->operation);
+    printf("n = %zu, seed %llu, block %d, source %s\n", p->n, (unsigned long long)p->seed,
+           p->block, LAB_SOURCE);
+    printf("GPU: %s\n", gpu_description());
+    printf("CPU reference: %.3f ms (one core, median of %d)\n", t->cpu_ms, t->cpu_reps);
+    printf("GPU times: median of %d runs after %d warm-up runs, CUDA events. GB/s: bytes that "
+           "must move / time.\n",
+           t->reps, t->warmup);
+    if (gpu_emulated())
+        printf("EMULATED on the CPU (EMU=1): the checks are real, but the times are CPU times,\n"
+               "so no bandwidths or speedups are shown. n defaults to 2^20 here.\n\n");
+    else
+        printf("vs CPU+: the CPU time over the GPU time including the copies of the stage's "
+               "inputs in and outputs out (pinned memory).\n\n");
+}
+
+/* The column titles and the row every other is measured against. */
+static void print_table_heading(const struct timing *t)
+{
+    bool emu = gpu_emulated();
+    print_header(run_columns);
+    print_row(&(struct row){.stage = "copy", .idea = "cudaMemcpy device to device (roofline)",
+                            .check = "-", .ms = t->copy_ms, .gbps = emu ? 0 : t->copy_gbps,
+                            .share = emu ? 0 : 100});
+}
+
+/* The library's row, then each chosen stage's against the one before. */
+static void run_stages(struct problem *p, const struct timing *t, const char *filter,
+                       struct outcome *o)
+{
+    const struct lab *lab = p->lab;
+    double prev_ms = 0;
+    if (lab->library)
+        o->library_ms = stage_row(p, lab->library, "lib", t, 0, o);
+    for (const struct stage *s = lab->stages; s->id && gpu_healthy(); s++) {
+        double ms = stage_selected(s, filter) ? stage_row(p, s, s->id, t, prev_ms, o) : 0;
+        if (ms == 0)
+            continue;
+        if (!o->best || ms < o->best_ms) {
+            o->best = s;
+            o->best_ms = ms;
+        }
+        prev_ms = ms;
+        if (lab->sweep_stage && strcmp(s->id, lab->sweep_stage) == 0)
+            o->sweep_stage = s;
+    }
+    alarm(0);
+}
+
+static void print_table_end(const struct lab *lab, const struct outcome *o)
+{
+    print_rule(run_columns);
+    if (!gpu_healthy())
+        printf("(a stage left the GPU context unusable: the stages after it could not run in "
+               "this process)\n");
+    if (o->best && o->library_ms > 0 && !gpu_emulated())
+        printf("best stage: %s at %.4f ms, %.2f times the library's time (%s)\n", o->best->id,
+               o->best_ms, o->best_ms / o->library_ms, lab->library->idea);
+    if (*o->failures)
+        printf("\n%sWrong%s (make test LAB=%s STAGE=... says more):\n%s", RED, PLAIN, lab->name,
+               o->failures);
+}
+
+/* ---- the block-size sweep ------------------------------------------------- */
+
 /* Resident threads per SM that a block shape allows (registers and shared
  * memory aside), and the share of lanes that do work in its warps. */
 static void sweep_row(struct problem *p, const struct stage *s, int threads, double copy_gbps)
@@ -211,142 +474,29 @@ static void sweep(struct problem *p, const struct stage *s, double copy_gbps)
            "memory.\n");
 }
 
-/* One stage's row (or the library's): check it once, then time it. Returns
- * its time in ms, or 0 when it is wrong (failures gets the reason). */
-static double stage_row(struct problem *p, const struct stage *s, const char *label,
-                        const struct timing *t, double prev_ms, char *failures, size_t room)
-{
-    char msg[3072];
-    struct finding f;
-    watch(p->lab->name, s);
-    if (!problem_verify(p, s, &f)) {
-        print_row(&(struct row){.stage = label, .idea = s->idea, .check = "WRONG", .colour = RED});
-        describe_finding(p, s, &f, msg, sizeof msg);
-        char *line_end = strchr(msg, '\n');
-        size_t used = strlen(failures);
-        snprintf(failures + used, room - used, "stage %s:%s\n", s->id, line_end ? line_end : msg);
-        return 0;
-    }
-    struct job j = {p, s};
-    bool emu = gpu_emulated();
-    double ms = time_gpu_ms(launch_once, &j, t->warmup, t->reps);
-    double copies = time_gpu_ms(upload_once, &j, 1, emu ? 1 : 5) +
-                    time_gpu_ms(download_once, &j, 1, emu ? 1 : 5);
-    double gbps = p->bytes / ms / 1e6;
-    if (emu) /* CPU times: no bandwidths or speedups to show */
-        print_row(&(struct row){.stage = label, .idea = s->idea, .check = "ok", .colour = GREEN,
-                                .ms = ms});
-    else
-        print_row(&(struct row){.stage = label, .idea = s->idea, .check = "ok", .colour = GREEN,
-                                .ms = ms, .gbps = gbps, .share = 100 * gbps / t->copy_gbps,
-                                .vs_prev = prev_ms / ms, .vs_cpu = t->cpu_ms / ms,
-                                .vs_cpu_plus = t->cpu_ms / (ms + copies)});
-    return ms;
-}
+/* ---- main ----------------------------------------------------------------- */
 
 /* The run table of one variant. Returns false if a stage was wrong. */
-static bool run_table(const struct lab *lab, int variant, size_t n, uint64_t seed, int block,
-                      const char *filter, bool want_sweep)
+static bool run_table(const struct lab *lab, int variant, const struct run_options *opt)
 {
-    struct problem *p = problem_new(lab, variant, n, seed, block);
-    bool emu = gpu_emulated();
-    struct timing t = {emu ? 1 : WARMUP, emu ? 3 : REPS, 0, 0};
-    int cpu_reps = 1;
-    t.cpu_ms = time_cpu_ms(reference_once, p, 1);
-    if (t.cpu_ms < 500) {
-        cpu_reps = 5;
-        t.cpu_ms = time_cpu_ms(reference_once, p, cpu_reps);
-    }
-    double copy_ms = time_copy_ms((size_t)(p->bytes / 2), t.reps);
-    t.copy_gbps = p->bytes / copy_ms / 1e6;
-
-    const char *name = variant_name(lab, variant);
-    printf("\n%s%s%s: %s\n", lab->name, name ? ", " : "", name ? name : "", lab->operation);
-    printf("n = %zu, seed %llu, block %d, source %s\n", n, (unsigned long long)seed, block,
-           LAB_SOURCE);
-    printf("GPU: %s\n", gpu_description());
-    printf("CPU reference: %.3f ms (one core, median of %d)\n", t.cpu_ms, cpu_reps);
-    printf("GPU times: median of %d runs after %d warm-up runs, CUDA events. GB/s: bytes that "
-           "must move / time.\n",
-           t.reps, t.warmup);
-    if (emu)
-        printf("EMULATED on the CPU (EMU=1): the checks are real, but the times are CPU times,\n"
-               "so no bandwidths or speedups are shown. n defaults to 2^20 here.\n\n");
-    else
-        printf("vs CPU+: the CPU time over the GPU time including the copies of the stage's "
-               "inputs in and outputs out (pinned memory).\n\n");
-    print_header(run_columns);
-    print_row(&(struct row){.stage = "copy", .idea = "cudaMemcpy device to device (roofline)",
-                            .check = "-", .ms = copy_ms, .gbps = emu ? 0 : t.copy_gbps,
-                            .share = emu ? 0 : 100});
-
-    char failures[16384] = "";
-    double library_ms = 0, best_ms = 0, prev_ms = 0;
-    const struct stage *best = NULL, *sweep_stage = NULL;
-    if (lab->library)
-        library_ms = stage_row(p, lab->library, "lib", &t, 0, failures, sizeof failures);
-    for (const struct stage *s = lab->stages; s->id && gpu_healthy(); s++) {
-        if (!stage_selected(s, filter))
-            continue;
-        double ms = stage_row(p, s, s->id, &t, prev_ms, failures, sizeof failures);
-        if (ms > 0 && (!best || ms < best_ms)) {
-            best = s;
-            best_ms = ms;
-        }
-        if (ms > 0)
-            prev_ms = ms;
-        if (ms > 0 && lab->sweep_stage && strcmp(s->id, lab->sweep_stage) == 0)
-            sweep_stage = s;
-    }
-    alarm(0);
-    print_rule(run_columns);
-    if (!gpu_healthy())
-        printf("(a stage left the GPU context unusable: the stages after it could not run in "
-               "this process)\n");
-    if (best && library_ms > 0 && !emu)
-        printf("best stage: %s at %.4f ms, %.2f times the library's time (%s)\n", best->id,
-               best_ms, best_ms / library_ms, lab->library->idea);
-    if (*failures)
-        printf("\n%sWrong%s (make test LAB=%s STAGE=... says more):\n%s", RED, PLAIN, lab->name,
-               failures);
-    if (want_sweep && sweep_stage && gpu_healthy() && !emu)
-        sweep(p, sweep_stage, t.copy_gbps);
+    struct problem *p = problem_new(lab, variant, opt->n, opt->seed, opt->block);
+    struct timing t = time_baselines(p);
+    print_table_intro(p, &t);
+    print_table_heading(&t);
+    struct outcome o = {0};
+    run_stages(p, &t, opt->stages, &o);
+    print_table_end(lab, &o);
+    if (opt->sweep && o.sweep_stage && gpu_healthy() && !gpu_emulated())
+        sweep(p, o.sweep_stage, t.copy_gbps);
     if (gpu_healthy())
         problem_free(p);
-    return !*failures;
+    return !*o.failures;
 }
 
 int main(int argc, char *argv[])
 {
     const struct lab *lab = workbook_lab;
-    /* Emulated kernels run thousands of times slower: a smaller default size */
-    size_t n = (size_t)1 << (gpu_emulated() ? 20 : 24);
-    const char *filter = NULL, *variant = NULL;
-    int block = 256, want_sweep = 1;
-
-    for (int i = 1; i < argc; i++) {
-        const char *v = strchr(argv[i], '=');
-        if (!v)
-            usage(argv[i]);
-        v++;
-        if (strncmp(argv[i], "n=", 2) == 0) {
-            if (!parse_size(v, &n))
-                die("N=%s: expected a whole number below 2^63, such as 1000000, 2^28 or 2^24+17", v);
-        } else if (strncmp(argv[i], "stage=", 6) == 0) {
-            filter = v;
-        } else if (strncmp(argv[i], "variant=", 8) == 0) {
-            variant = *v ? v : NULL;
-        } else if (strncmp(argv[i], "seed=", 5) == 0) {
-            setenv("SEED", v, 1);
-        } else if (strncmp(argv[i], "block=", 6) == 0) {
-            block = atoi(v);
-        } else if (strncmp(argv[i], "sweep=", 6) == 0) {
-            want_sweep = atoi(v);
-        } else {
-            usage(argv[i]);
-        }
-    }
-    uint64_t seed = seed_from_env();
+    struct run_options o = parse_options(argc, argv);
     setvbuf(stdout, NULL, _IOLBF, 0); /* rows already printed survive a time-out */
     signal(SIGALRM, on_alarm);
 
@@ -356,35 +506,12 @@ int main(int argc, char *argv[])
                why);
         return 1;
     }
-    if (n == 0)
-        die("N=0: there is nothing to time; choose N >= 1");
-    if (block < 1 || block > gpu_max_threads_per_block())
-        die("BLOCK=%d: a block holds 1 to %d threads on this GPU", block,
-            gpu_max_threads_per_block());
-    bool any = false;
-    for (const struct stage *s = lab->stages; s->id; s++)
-        any |= stage_selected(s, filter);
-    if (!any)
-        die("STAGE=%s: %s has stages %s", filter, lab->name, stage_list(lab));
-    int only = -1;
-    if (variant && (only = variant_find(lab, variant)) < 0) {
-        char names[256] = "";
-        for (int v = 0; v < variant_count(lab) && lab->variants; v++)
-            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", v ? ", " : "",
-                     lab->variants[v]);
-        die("VARIANT=%s: %s has %s%s", variant, lab->name, *names ? "the variants " : "no variants",
-            names);
-    }
-
-    for (int v = 0; v < variant_count(lab); v++)
-        if ((only < 0 || v == only) && !problem_fits(lab, v, n, why, sizeof why))
-            die("%s", why);
-
+    int only = check_options(lab, &o);
     bool ok = true;
     for (int v = 0; v < variant_count(lab) && gpu_healthy(); v++)
         if (only < 0 || v == only) {
-            ok &= run_table(lab, v, n, seed, block, filter, want_sweep);
-            want_sweep = 0; /* one sweep is enough */
+            ok &= run_table(lab, v, &o);
+            o.sweep = false; /* one sweep is enough */
         }
     return ok ? 0 : 1;
 }
