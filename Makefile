@@ -114,8 +114,9 @@ else
   SRC  := labs
 endif
 
-RUN_ARGS = $(if $(N),n=$(N)) $(if $(STAGE),stage=$(STAGE)) $(if $(BLOCK),block=$(BLOCK)) \
-           $(if $(VARIANT),variant=$(VARIANT))
+# What the student chose reaches the tests and the driver alike, as
+# environment variables (an empty one means the default).
+CHOICES = N='$(N)' STAGE='$(STAGE)' VARIANT='$(VARIANT)' SEED='$(SEED)' BLOCK='$(BLOCK)'
 COMMON_H    := $(wildcard common/*.h common/*.cuh common/emu/*.h)
 EMU_OBJS    := $(patsubst common/emu/%.cpp,$(BUILD)/common/emu/%.o,$(wildcard common/emu/*.cpp))
 COMMON_OBJS := $(BUILD)/common/workbook.o $(BUILD)/common/check.o $(if $(filter 1,$(EMU)),$(EMU_OBJS))
@@ -260,13 +261,12 @@ help:
 build: $(BINARIES)
 
 test: $(BINARIES)
-	@SEED=$(SEED) STAGE=$(STAGE) VARIANT=$(VARIANT) WORKBOOK_MAKE_ARGS='$(MAKE_ARGS)' \
-	 TESTFLAGS='$(TESTFLAGS)' RUN_ARGS='$(RUN_ARGS)' EMU=$(EMU) \
+	@$(CHOICES) WORKBOOK_MAKE_ARGS='$(MAKE_ARGS)' TESTFLAGS='$(TESTFLAGS)' EMU=$(EMU) \
 	 common/test-labs.sh $(BUILD) $(TREE) $(SELECTED)
 
 run: $(BINARIES)
 	@status=0; for lab in $(SELECTED); do \
-	  $(BUILD)/$(TREE)/$$lab/run $(RUN_ARGS) $(if $(SEED),seed=$(SEED)) || status=1; \
+	  $(CHOICES) $(BUILD)/$(TREE)/$$lab/run || status=1; \
 	done; exit $$status
 
 diff:

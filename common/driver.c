@@ -4,6 +4,10 @@
  *
  *   run [n=2^24] [stage=ID] [variant=NAME] [seed=S] [block=256] [sweep=0|1]
  *
+ * An option left out is read from the environment (N, STAGE, VARIANT, SEED,
+ * BLOCK, SWEEP), which is how make hands them to the driver and the tests
+ * alike; without a seed one is drawn from the clock.
+ *
  * A lab with variants (reduce: int and float) gets one table each; a lab
  * with a library version (CUB) gets its row, checked and timed alongside.
  */
@@ -45,12 +49,20 @@ static void usage(const char *bad)
         bad);
 }
 
-/* Each option's text, from name=value among the arguments; NULL when
- * none gives one (or gives it empty). */
+static const char *env_text(const char *name)
+{
+    char upper[16] = "";
+    for (size_t c = 0; name[c] && c + 1 < sizeof upper; c++)
+        upper[c] = (char)toupper((unsigned char)name[c]);
+    return getenv(upper);
+}
+
+/* Each option's text: name=value among the arguments, else the
+ * environment's NAME; NULL when neither gives one (or gives it empty). */
 static void option_texts(int argc, char *argv[], const char *text[OPTIONS])
 {
     for (int k = 0; k < OPTIONS; k++)
-        text[k] = NULL;
+        text[k] = env_text(option_names[k]);
     for (int i = 1; i < argc; i++) {
         size_t len = strcspn(argv[i], "=");
         int k = 0;
@@ -91,7 +103,7 @@ static struct run_options parse_options(int argc, char *argv[])
             text[OPT_N]);
     o.seed = text[OPT_SEED] ? whole_number("SEED", text[OPT_SEED], ULLONG_MAX,
                                            "a seed is a whole number, e.g. SEED=42")
-                            : seed_from_env(); /* SEED, or one drawn from the clock */
+                            : seed_from_env(); /* SEED is unset or empty: it draws one */
     if (text[OPT_BLOCK])
         o.block = (int)whole_number("BLOCK", text[OPT_BLOCK], INT_MAX,
                                     "a block size is a whole number of threads, e.g. BLOCK=256");
