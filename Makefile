@@ -123,8 +123,9 @@ else
   SRC  := labs
 endif
 
-RUN_ARGS = $(if $(N),n=$(N)) $(if $(STAGE),stage=$(STAGE)) $(if $(BLOCK),block=$(BLOCK)) \
-           $(if $(VARIANT),variant=$(VARIANT))
+# What the student chose reaches the tests and the driver alike, as
+# environment variables (an empty one means the default).
+CHOICES = N='$(N)' STAGE='$(STAGE)' VARIANT='$(VARIANT)' SEED='$(SEED)' BLOCK='$(BLOCK)'
 SHARED_CUH  := $(wildcard common/*.cuh $(FAMILY_DIRS:%=%/*.cuh))
 COMMON_H    := $(wildcard common/*.h common/emu/*.h $(FAMILY_DIRS:%=%/*.h)) $(SHARED_CUH)
 EMU_OBJS    := $(patsubst common/emu/%.cpp,$(BUILD)/common/emu/%.o,$(wildcard common/emu/*.cpp))
@@ -241,13 +242,12 @@ PROVEN   = $(foreach t,skeletons solutions,$(foreach l,$(WRITTEN),$(BUILD)/$(t)/
 build: $(BINARIES)
 
 test: $(BINARIES)
-	@SEED=$(SEED) STAGE=$(STAGE) VARIANT=$(VARIANT) WORKBOOK_MAKE_ARGS='$(MAKE_ARGS)' \
-	 TESTFLAGS='$(TESTFLAGS)' RUN_ARGS='$(RUN_ARGS)' EMU=$(EMU) \
+	@$(CHOICES) WORKBOOK_MAKE_ARGS='$(MAKE_ARGS)' TESTFLAGS='$(TESTFLAGS)' EMU=$(EMU) \
 	 tools/test-labs.sh $(BUILD) $(TREE) $(SELECTED)
 
 run: $(BINARIES)
 	@status=0; for lab in $(SELECTED); do \
-	  $(BUILD)/$(TREE)/$$lab/run $(RUN_ARGS) $(if $(SEED),seed=$(SEED)) || status=1; \
+	  $(CHOICES) $(BUILD)/$(TREE)/$$lab/run || status=1; \
 	done; exit $$status
 
 diff:

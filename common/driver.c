@@ -4,11 +4,19 @@
  *
  *   run [n=2^24] [stage=ID] [variant=NAME] [seed=S] [block=256] [sweep=0|1]
  *
+ * An option left out is read from the environment (N, STAGE, VARIANT, SEED,
+ * BLOCK, SWEEP), which is how make hands them to the driver and the tests
+ * alike; without a seed one is drawn from the clock.
+ *
  * A lab with variants (reduce: int and float) gets one table each; a lab
  * with a library version (CUB) gets its row, checked and timed alongside.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,10 +24,132 @@
 
 #include "workbook.h"
 
-extern const struct lab *const workbook_lab;
-
 enum { WARMUP = 3, REPS = 20, STAGE_SECONDS = 60 };
 
+/* ---- options ------------------------------------------------------------ */
+
+struct run_options {
+    size_t n;
+    const char *stages;  /* STAGE's filter; NULL: every stage */
+    const char *variant; /* NULL: every variant */
+    uint64_t seed;
+    int block;
+    bool sweep;
+};
+
+enum { OPT_N, OPT_STAGE, OPT_VARIANT, OPT_SEED, OPT_BLOCK, OPT_SWEEP, OPTIONS };
+static const char *const option_names[OPTIONS] = {
+    "n", "stage", "variant", "seed", "block", "sweep"};
+
+static void usage(const char *bad)
+{
+    die("%s: expected n=SIZE stage=ID variant=NAME seed=S block=THREADS sweep=0|1, e.g. n=2^28",
+        bad);
+}
+
+static const char *env_text(const char *name)
+{
+    char upper[16] = "";
+    for (size_t c = 0; name[c] && c + 1 < sizeof upper; c++)
+        upper[c] = (char)toupper((unsigned char)name[c]);
+    return getenv(upper);
+}
+
+/* Each option's text: name=value among the arguments, else the
+ * environment's NAME; NULL when neither gives one (or gives it empty). */
+static void option_texts(int argc, char *argv[], const char *text[OPTIONS])
+{
+    for (int k = 0; k < OPTIONS; k++)
+        text[k] = env_text(option_names[k]);
+    for (int i = 1; i < argc; i++) {
+        size_t len = strcspn(argv[i], "=");
+        int k = 0;
+        while (k < OPTIONS && (strlen(option_names[k]) != len ||
+                               strncmp(argv[i], option_names[k], len) != 0))
+            k++;
+        if (k == OPTIONS || argv[i][len] != '=')
+            usage(argv[i]);
+        text[k] = argv[i] + len + 1;
+    }
+    for (int k = 0; k < OPTIONS; k++)
+        if (text[k] && !*text[k])
+            text[k] = NULL;
+}
+
+/* NAME=text as a whole number up to max, or die saying what it should be. */
+static unsigned long long whole_number(const char *name, const char *text,
+                                       unsigned long long max, const char *expected)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(text, &end, 10);
+    if (!isdigit((unsigned char)*text) || *end || errno || v > max)
+        die("%s=%s: %s", name, text, expected);
+    return v;
+}
+
+static struct run_options parse_options(int argc, char *argv[])
+{
+    const char *text[OPTIONS];
+    option_texts(argc, argv, text);
+    /* Emulated kernels run thousands of times slower: a smaller default size */
+    struct run_options o = {.n = (size_t)1 << (gpu_emulated() ? 20 : 24), .block = 256,
+                            .sweep = true, .stages = text[OPT_STAGE],
+                            .variant = text[OPT_VARIANT]};
+    if (text[OPT_N] && !parse_size(text[OPT_N], &o.n))
+        die("N=%s: expected a whole number below 2^63, such as 1000000, 2^28 or 2^24+17",
+            text[OPT_N]);
+    o.seed = text[OPT_SEED] ? whole_number("SEED", text[OPT_SEED], ULLONG_MAX,
+                                           "a seed is a whole number, e.g. SEED=42")
+                            : seed_from_env(); /* SEED is unset or empty: it draws one */
+    if (text[OPT_BLOCK])
+        o.block = (int)whole_number("BLOCK", text[OPT_BLOCK], INT_MAX,
+                                    "a block size is a whole number of threads, e.g. BLOCK=256");
+    if (text[OPT_SWEEP])
+        o.sweep = whole_number("SWEEP", text[OPT_SWEEP], 1, "expected 0 (no sweep) or 1");
+    return o;
+}
+
+static void check_stages(const struct lab *lab, const char *filter)
+{
+    for (const struct stage *s = lab->stages; s->id; s++)
+        if (stage_selected(s, filter))
+            return;
+    die("STAGE=%s: %s has stages %s", filter, lab->name, stage_list(lab));
+}
+
+static int variant_index(const struct lab *lab, const char *name)
+{
+    int found = variant_find(lab, name);
+    if (found >= 0)
+        return found;
+    char names[256] = "";
+    for (int v = 0; v < variant_count(lab) && lab->variants; v++)
+        snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", v ? ", " : "",
+                 lab->variants[v]);
+    die("VARIANT=%s: %s has %s%s", name, lab->name, *names ? "the variants " : "no variants",
+        names);
+}
+
+/* What only the lab and the GPU can judge; dies at the first thing wrong.
+ * Returns the one variant asked for, or -1 for every variant. */
+static int check_options(const struct lab *lab, const struct run_options *o)
+{
+    if (o->n == 0)
+        die("N=0: there is nothing to time; choose N >= 1");
+    if (o->block < 1 || o->block > gpu_max_threads_per_block())
+        die("BLOCK=%d: a block holds 1 to %d threads on this GPU", o->block,
+            gpu_max_threads_per_block());
+    check_stages(lab, o->stages);
+    int only = o->variant ? variant_index(lab, o->variant) : -1;
+    char why[256];
+    for (int v = 0; v < variant_count(lab); v++)
+        if ((only < 0 || v == only) && !problem_fits(lab, v, o->n, why, sizeof why))
+            die("%s", why);
+    return only;
+}
+
+/* ---- the time limit ----------------------------------------------------- */
 
 /* A kernel that never finishes must not freeze the terminal: each stage gets
  * STAGE_SECONDS for its check and its timings, then the run stops saying which. */
@@ -45,15 +175,11 @@ static void watch(const char *what, const struct stage *s)
     alarm(STAGE_SECONDS);
 }
 
+/* ---- what is timed ------------------------------------------------------ */
+
 struct job {
     struct problem *p;
     const struct stage *s;
-};
-
-/* What every row of a table is measured against. */
-struct timing {
-    int warmup, reps;
-    double cpu_ms, copy_gbps;
 };
 
 static void launch_once(void *ctx)
@@ -73,74 +199,283 @@ static void reference_once(void *ctx)
     p->lab->reference(p);
 }
 
-static void usage(const char *bad)
+/* What every row of a table is measured against. */
+struct timing {
+    int warmup, reps, cpu_reps;
+    double cpu_ms, copy_ms, copy_gbps;
+};
+
+/* One run, or the median of five when one is quick enough to repeat. */
+static double time_cpu_reference(struct problem *p, int *reps)
 {
-    die("%s: expected n=SIZE stage=ID variant=NAME seed=S block=THREADS sweep=0|1, e.g. n=2^28",
-        bad);
+    *reps = 1;
+    double ms = time_cpu_ms(reference_once, p, 1);
+    if (ms < 500) {
+        *reps = 5;
+        ms = time_cpu_ms(reference_once, p, *reps);
+    }
+    return ms;
 }
 
-static void print_rule(void)
+static struct timing time_baselines(struct problem *p)
 {
-    printf("------  ------------------------------------------  -----  ---------  -------  "
-           "------  -------  -------  --------\n");
+    bool emu = gpu_emulated();
+    struct timing t = {.warmup = emu ? 1 : WARMUP, .reps = emu ? 3 : REPS};
+    t.cpu_ms = time_cpu_reference(p, &t.cpu_reps);
+    t.copy_ms = time_copy_ms((size_t)(p->bytes / 2), t.reps);
+    t.copy_gbps = p->bytes / t.copy_ms / 1e6;
+    return t;
 }
 
-static void print_header(void)
+/* ---- tables --------------------------------------------------------------- */
+
+enum { CELL = 32 };
+
+/* A table's layout, ended by a NULL title; a negative width aligns left,
+ * and cuts text at the width. */
+struct column {
+    const char *title;
+    int width;
+    bool painted; /* the check: ok in green, WRONG in red */
+};
+
+static const struct column run_columns[] = {
+    {"stage", -6, false},  {"idea", -42, false}, {"check", -5, true},
+    {"time ms", 9, false}, {"GB/s", 7, false},   {"% copy", 6, false},
+    {"vs prev", 7, false}, {"vs CPU", 7, false}, {"vs CPU+", 8, false},
+    {NULL, 0, false}};
+
+static const struct column sweep_columns[] = {
+    {"block", 6, false},   {"warps", 6, false},      {"lanes used", 10, false},
+    {"threads/SM", 13, false}, {"time ms", 9, false}, {"GB/s", 7, false},
+    {"% copy", 6, false},  {NULL, 0, false}};
+
+static void print_cells(const struct column *col, const char *const cell[], const char *colour)
 {
-    printf("%-6s  %-42s  %-5s  %9s  %7s  %6s  %7s  %7s  %8s\n", "stage", "idea", "check",
-           "time ms", "GB/s", "% copy", "vs prev", "vs CPU", "vs CPU+");
-    print_rule();
+    for (int c = 0; col[c].title; c++) {
+        int w = col[c].width;
+        bool painted = colour && col[c].painted;
+        printf("%s%s%*.*s%s", c ? "  " : "", painted ? colour : "", w, w < 0 ? -w : -1, cell[c],
+               painted ? PLAIN : "");
+    }
+    putchar('\n');
 }
 
-static const char *gbps_text(double gbps)
+static void print_rule(const struct column *col)
 {
-    static char text[2][32];
-    static int k;
-    k = (k + 1) % 2;
-    snprintf(text[k], sizeof text[k], "%.1f", gbps);
-    return text[k];
+    for (int c = 0; col[c].title; c++)
+        printf("%s%.*s", c ? "  " : "", abs(col[c].width),
+               "----------------------------------------------------------------");
+    putchar('\n');
 }
 
-static const char *times(double x)
+static void print_header(const struct column *col)
 {
-    static char text[4][32];
-    static int k;
-    k = (k + 1) % 4;
+    const char *titles[16];
+    for (int c = 0; col[c].title; c++)
+        titles[c] = col[c].title;
+    print_cells(col, titles, NULL);
+    print_rule(col);
+}
+
+__attribute__((format(printf, 2, 3))) static const char *cell(char *text, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, CELL, fmt, ap);
+    va_end(ap);
+    return text;
+}
+
+/* 0.004x, not 0.0x: two significant digits below 0.1. */
+static const char *times(char *text, double x)
+{
     if (x >= 0.1)
-        snprintf(text[k], sizeof text[k], "%.1fx", x);
-    else if (x > 0) /* 0.004x, not 0.0x: two significant digits */
-        snprintf(text[k], sizeof text[k], "%.2gx", x);
-    else
-        snprintf(text[k], sizeof text[k], "-");
-    return text[k];
+        return cell(text, "%.1fx", x);
+    return x > 0 ? cell(text, "%.2gx", x) : "-";
 }
+
+/* One row of the run table; a figure left 0 shows as "-". */
+struct row {
+    const char *stage, *idea, *check, *colour;
+    double ms, gbps, share, vs_prev, vs_cpu, vs_cpu_plus;
+};
+
+static void print_row(const struct row *r)
+{
+    char text[6][CELL];
+    const char *cells[] = {r->stage,
+                           r->idea,
+                           r->check,
+                           r->ms > 0 ? cell(text[0], "%.4f", r->ms) : "-",
+                           r->gbps > 0 ? cell(text[1], "%.1f", r->gbps) : "-",
+                           r->share > 0 ? cell(text[2], "%.1f%%", r->share) : "-",
+                           times(text[3], r->vs_prev),
+                           times(text[4], r->vs_cpu),
+                           times(text[5], r->vs_cpu_plus)};
+    print_cells(run_columns, cells, r->colour);
+}
+
+/* ---- the run table -------------------------------------------------------- */
+
+/* What the rows of one table found, for the lines under it. */
+struct outcome {
+    const struct stage *best, *sweep_stage;
+    double best_ms, library_ms;
+    char failures[16384];
+};
+
+static void note_failure(const struct problem *p, const struct stage *s, const struct finding *f,
+                         struct outcome *o)
+{
+    char msg[3072];
+    describe_finding(p, s, f, msg, sizeof msg);
+    char *line_end = strchr(msg, '\n'); /* its title gives way to "stage ID:" */
+    size_t used = strlen(o->failures);
+    snprintf(o->failures + used, sizeof o->failures - used, "stage %s:%s\n", s->id,
+             line_end ? line_end : msg);
+}
+
+/* Times a stage that passed its check and prints its row; returns its ms. */
+static double time_stage_row(struct problem *p, const struct stage *s, const char *label,
+                             const struct timing *t, double prev_ms)
+{
+    struct job j = {p, s};
+    bool emu = gpu_emulated();
+    double ms = time_gpu_ms(launch_once, &j, t->warmup, t->reps);
+    double copies = time_gpu_ms(upload_once, &j, 1, emu ? 1 : 5) +
+                    time_gpu_ms(download_once, &j, 1, emu ? 1 : 5);
+    double gbps = p->bytes / ms / 1e6;
+    if (emu) /* CPU times: no bandwidths or speedups to show */
+        print_row(&(struct row){.stage = label, .idea = s->idea, .check = "ok", .colour = GREEN,
+                                .ms = ms});
+    else
+        print_row(&(struct row){.stage = label, .idea = s->idea, .check = "ok", .colour = GREEN,
+                                .ms = ms, .gbps = gbps, .share = 100 * gbps / t->copy_gbps,
+                                .vs_prev = prev_ms / ms, .vs_cpu = t->cpu_ms / ms,
+                                .vs_cpu_plus = t->cpu_ms / (ms + copies)});
+    return ms;
+}
+
+/* One stage's row (or the library's): check it once, then time it. Returns
+ * its time in ms, or 0 when it is wrong (o->failures gets the reason). */
+static double stage_row(struct problem *p, const struct stage *s, const char *label,
+                        const struct timing *t, double prev_ms, struct outcome *o)
+{
+    struct finding f;
+    watch(p->lab->name, s);
+    if (problem_verify(p, s, &f))
+        return time_stage_row(p, s, label, t, prev_ms);
+    print_row(&(struct row){.stage = label, .idea = s->idea, .check = "WRONG", .colour = RED});
+    note_failure(p, s, &f, o);
+    return 0;
+}
+
+/* What the table is of, and how its figures were taken. */
+static void print_table_intro(const struct problem *p, const struct timing *t)
+{
+    const char *name = variant_name(p->lab, p->variant);
+    printf("\n%s%s%s: %s\n", p->lab->name, name ? ", " : "", name ? name : "", p->lab->operation);
+    printf("n = %zu, seed %llu, block %d, source %s\n", p->n, (unsigned long long)p->seed,
+           p->block, LAB_SOURCE);
+    printf("GPU: %s\n", gpu_description());
+    printf("CPU reference: %.3f ms (one core, median of %d)\n", t->cpu_ms, t->cpu_reps);
+    printf("GPU times: median of %d runs after %d warm-up runs, CUDA events. GB/s: bytes that "
+           "must move / time.\n",
+           t->reps, t->warmup);
+    if (gpu_emulated())
+        printf("EMULATED on the CPU (EMU=1): the checks are real, but the times are CPU times,\n"
+               "so no bandwidths or speedups are shown. n defaults to 2^20 here.\n\n");
+    else
+        printf("vs CPU+: the CPU time over the GPU time including the copies of the stage's "
+               "inputs in and outputs out (pinned memory).\n\n");
+}
+
+/* The column titles and the row every other is measured against. */
+static void print_table_heading(const struct timing *t)
+{
+    bool emu = gpu_emulated();
+    print_header(run_columns);
+    print_row(&(struct row){.stage = "copy", .idea = "cudaMemcpy device to device (roofline)",
+                            .check = "-", .ms = t->copy_ms, .gbps = emu ? 0 : t->copy_gbps,
+                            .share = emu ? 0 : 100});
+}
+
+/* The library's row, then each chosen stage's against the one before. */
+static void run_stages(struct problem *p, const struct timing *t, const char *filter,
+                       struct outcome *o)
+{
+    const struct lab *lab = p->lab;
+    double prev_ms = 0;
+    if (lab->library)
+        o->library_ms = stage_row(p, lab->library, "lib", t, 0, o);
+    for (const struct stage *s = lab->stages; s->id && gpu_healthy(); s++) {
+        double ms = stage_selected(s, filter) ? stage_row(p, s, s->id, t, prev_ms, o) : 0;
+        if (ms == 0)
+            continue;
+        if (!o->best || ms < o->best_ms) {
+            o->best = s;
+            o->best_ms = ms;
+        }
+        prev_ms = ms;
+        if (lab->sweep_stage && strcmp(s->id, lab->sweep_stage) == 0)
+            o->sweep_stage = s;
+    }
+    alarm(0);
+}
+
+static void print_table_end(const struct lab *lab, const struct outcome *o)
+{
+    print_rule(run_columns);
+    if (!gpu_healthy())
+        printf("(a stage left the GPU context unusable: the stages after it could not run in "
+               "this process)\n");
+    if (o->best && o->library_ms > 0 && !gpu_emulated())
+        printf("best stage: %s at %.4f ms, %.2f times the library's time (%s)\n", o->best->id,
+               o->best_ms, o->best_ms / o->library_ms, lab->library->idea);
+    if (*o->failures)
+        printf("\n%sWrong%s (make test LAB=%s STAGE=... says more):\n%s", RED, PLAIN, lab->name,
+               o->failures);
+}
+
+/* ---- the block-size sweep ------------------------------------------------- */
 
 /* Resident threads per SM that a block shape allows (registers and shared
  * memory aside), and the share of lanes that do work in its warps. */
-static void sweep(struct problem *p, const struct stage *s,
-                  double bytes, double copy_gbps)
+static void sweep_row(struct problem *p, const struct stage *s, int threads, double copy_gbps)
+{
+    int warps = (threads + 31) / 32;
+    struct job j = {p, s};
+    watch("the sweep of", s);
+    double ms = time_gpu_ms(launch_once, &j, WARMUP, REPS), gbps = p->bytes / ms / 1e6;
+    char text[7][CELL];
+    const char *cells[] = {
+        cell(text[0], "%d", threads),
+        cell(text[1], "%d", warps),
+        cell(text[2], "%.0f%%", 100.0 * threads / (32.0 * warps)),
+        cell(text[3], "%d of %4d", gpu_resident_blocks(threads) * threads,
+             gpu_max_threads_per_sm()),
+        cell(text[4], "%.4f", ms),
+        cell(text[5], "%.1f", gbps),
+        cell(text[6], "%.1f%%", 100 * gbps / copy_gbps)};
+    print_cells(sweep_columns, cells, NULL);
+}
+
+static void sweep(struct problem *p, const struct stage *s, double copy_gbps)
 {
     static const int blocks[] = {32, 33, 64, 65, 96, 128, 192, 256, 257, 512, 768, 1000, 1024};
     printf("\nBlock-size sweep of stage %s (%s), n = %zu:\n", s->id, s->idea, p->n);
-    printf("%6s  %6s  %9s  %13s  %9s  %7s  %6s\n", "block", "warps", "lanes used", "threads/SM",
-           "time ms", "GB/s", "% copy");
-    printf("------  ------  ----------  -------------  ---------  -------  ------\n");
+    print_header(sweep_columns);
     int shown = 0; /* the threads of the row before */
     for (size_t k = 0; k < sizeof blocks / sizeof blocks[0]; k++) {
         if (blocks[k] > gpu_max_threads_per_block())
             continue;
         p->block = blocks[k];
-        int threads = problem_threads(p, s), warps = (threads + 31) / 32;
+        int threads = problem_threads(p, s);
         if (threads == shown)
             continue; /* the launcher rounds this BLOCK to the row before's */
         shown = threads;
-        watch("the sweep of", s);
-        struct job j = {p, s};
-        double ms = time_gpu_ms(launch_once, &j, WARMUP, REPS);
-        double gbps = bytes / ms / 1e6;
-        printf("%6d  %6d  %9.0f%%  %6d of %4d  %9.4f  %7.1f  %5.1f%%\n", threads, warps,
-               100.0 * threads / (32.0 * warps), gpu_resident_blocks(threads) * threads,
-               gpu_max_threads_per_sm(), ms, gbps, 100 * gbps / copy_gbps);
+        sweep_row(p, s, threads, copy_gbps);
     }
     alarm(0);
     printf("block: the threads per block the launcher runs (it may round BLOCK to what its "
@@ -149,143 +484,29 @@ static void sweep(struct problem *p, const struct stage *s,
            "memory.\n");
 }
 
-/* One stage's row (or the library's): check it once, then time it. Returns
- * its time in ms, or 0 when it is wrong (failures gets the reason). */
-static double stage_row(struct problem *p, const struct stage *s, const char *label,
-                        const struct timing *t, double prev_ms, char *failures, size_t room)
-{
-    char msg[3072];
-    struct finding f;
-    watch(p->lab->name, s);
-    if (!problem_verify(p, s, &f)) {
-        printf("%-6s  %-42.42s  %s%-5s%s  %9s  %7s  %6s  %7s  %7s  %8s\n", label, s->idea, RED,
-               "WRONG", PLAIN, "-", "-", "-", "-", "-", "-");
-        describe_finding(p, s, &f, msg, sizeof msg);
-        char *line_end = strchr(msg, '\n');
-        size_t used = strlen(failures);
-        snprintf(failures + used, room - used, "stage %s:%s\n", s->id, line_end ? line_end : msg);
-        return 0;
-    }
-    struct job j = {p, s};
-    bool emu = gpu_emulated();
-    double ms = time_gpu_ms(launch_once, &j, t->warmup, t->reps);
-    double copies = time_gpu_ms(upload_once, &j, 1, emu ? 1 : 5) +
-                    time_gpu_ms(download_once, &j, 1, emu ? 1 : 5);
-    double gbps = p->bytes / ms / 1e6;
-    char share[16];
-    snprintf(share, sizeof share, "%5.1f%%", 100 * gbps / t->copy_gbps);
-    printf("%-6s  %-42.42s  %s%-5s%s  %9.4f  %7s  %6s  %7s  %7s  %8s\n", label, s->idea, GREEN,
-           "ok", PLAIN, ms,
-           emu ? "-" : gbps_text(gbps), emu ? "-" : share,
-           times(prev_ms > 0 && !emu ? prev_ms / ms : 0), times(emu ? 0 : t->cpu_ms / ms),
-           times(emu ? 0 : t->cpu_ms / (ms + copies)));
-    return ms;
-}
+/* ---- main ----------------------------------------------------------------- */
 
 /* The run table of one variant. Returns false if a stage was wrong. */
-static bool run_table(const struct lab *lab, int variant, size_t n, uint64_t seed, int block,
-                      const char *filter, bool want_sweep)
+static bool run_table(const struct lab *lab, int variant, const struct run_options *opt)
 {
-    struct problem *p = problem_new(lab, variant, n, seed, block);
-    bool emu = gpu_emulated();
-    struct timing t = {emu ? 1 : WARMUP, emu ? 3 : REPS, 0, 0};
-    int cpu_reps = 1;
-    t.cpu_ms = time_cpu_ms(reference_once, p, 1);
-    if (t.cpu_ms < 500) {
-        cpu_reps = 5;
-        t.cpu_ms = time_cpu_ms(reference_once, p, cpu_reps);
-    }
-    double bytes = p->bytes;
-    double copy_ms = time_copy_ms((size_t)(bytes / 2), t.reps);
-    t.copy_gbps = bytes / copy_ms / 1e6;
-
-    const char *name = variant_name(lab, variant);
-    printf("\n%s%s%s: %s\n", lab->name, name ? ", " : "", name ? name : "", lab->operation);
-    printf("n = %zu, seed %llu, block %d, source %s\n", n, (unsigned long long)seed, block,
-           LAB_SOURCE);
-    printf("GPU: %s\n", gpu_description());
-    printf("CPU reference: %.3f ms (one core, median of %d)\n", t.cpu_ms, cpu_reps);
-    printf("GPU times: median of %d runs after %d warm-up runs, CUDA events. GB/s: bytes that "
-           "must move / time.\n",
-           t.reps, t.warmup);
-    if (emu)
-        printf("EMULATED on the CPU (EMU=1): the checks are real, but the times are CPU times,\n"
-               "so no bandwidths or speedups are shown. n defaults to 2^20 here.\n\n");
-    else
-        printf("vs CPU+: the CPU time over the GPU time including the copies of the stage's "
-               "inputs in and outputs out (pinned memory).\n\n");
-    print_header();
-    printf("%-6s  %-42s  %-5s  %9.4f  %7s  %6s  %7s  %7s  %8s\n", "copy",
-           "cudaMemcpy device to device (roofline)", "-", copy_ms,
-           emu ? "-" : gbps_text(t.copy_gbps), emu ? "-" : "100.0%", "-", "-", "-");
-
-    char failures[16384] = "";
-    double library_ms = 0, best_ms = 0, prev_ms = 0;
-    const struct stage *best = NULL, *sweep_stage = NULL;
-    if (lab->library)
-        library_ms = stage_row(p, lab->library, "lib", &t, 0, failures, sizeof failures);
-    for (const struct stage *s = lab->stages; s->id && gpu_healthy(); s++) {
-        if (!stage_selected(s, filter))
-            continue;
-        double ms = stage_row(p, s, s->id, &t, prev_ms, failures, sizeof failures);
-        if (ms > 0 && (!best || ms < best_ms)) {
-            best = s;
-            best_ms = ms;
-        }
-        if (ms > 0)
-            prev_ms = ms;
-        if (ms > 0 && lab->sweep_stage && strcmp(s->id, lab->sweep_stage) == 0)
-            sweep_stage = s;
-    }
-    alarm(0);
-    print_rule();
-    if (!gpu_healthy())
-        printf("(a stage left the GPU context unusable: the stages after it could not run in "
-               "this process)\n");
-    if (best && library_ms > 0 && !emu)
-        printf("best stage: %s at %.4f ms, %.2f times the library's time (%s)\n", best->id,
-               best_ms, best_ms / library_ms, lab->library->idea);
-    if (*failures)
-        printf("\n%sWrong%s (make test LAB=%s STAGE=... says more):\n%s", RED, PLAIN, lab->name,
-               failures);
-    if (want_sweep && sweep_stage && gpu_healthy() && !emu)
-        sweep(p, sweep_stage, bytes, t.copy_gbps);
+    struct problem *p = problem_new(lab, variant, opt->n, opt->seed, opt->block);
+    struct timing t = time_baselines(p);
+    print_table_intro(p, &t);
+    print_table_heading(&t);
+    struct outcome o = {0};
+    run_stages(p, &t, opt->stages, &o);
+    print_table_end(lab, &o);
+    if (opt->sweep && o.sweep_stage && gpu_healthy() && !gpu_emulated())
+        sweep(p, o.sweep_stage, t.copy_gbps);
     if (gpu_healthy())
         problem_free(p);
-    return !*failures;
+    return !*o.failures;
 }
 
 int main(int argc, char *argv[])
 {
     const struct lab *lab = workbook_lab;
-    /* Emulated kernels run thousands of times slower: a smaller default size */
-    size_t n = (size_t)1 << (gpu_emulated() ? 20 : 24);
-    const char *filter = NULL, *variant = NULL;
-    int block = 256, want_sweep = 1;
-
-    for (int i = 1; i < argc; i++) {
-        const char *v = strchr(argv[i], '=');
-        if (!v)
-            usage(argv[i]);
-        v++;
-        if (strncmp(argv[i], "n=", 2) == 0) {
-            if (!parse_size(v, &n))
-                die("N=%s: expected a whole number below 2^63, such as 1000000, 2^28 or 2^24+17", v);
-        } else if (strncmp(argv[i], "stage=", 6) == 0) {
-            filter = v;
-        } else if (strncmp(argv[i], "variant=", 8) == 0) {
-            variant = *v ? v : NULL;
-        } else if (strncmp(argv[i], "seed=", 5) == 0) {
-            setenv("SEED", v, 1);
-        } else if (strncmp(argv[i], "block=", 6) == 0) {
-            block = atoi(v);
-        } else if (strncmp(argv[i], "sweep=", 6) == 0) {
-            want_sweep = atoi(v);
-        } else {
-            usage(argv[i]);
-        }
-    }
-    uint64_t seed = seed_from_env();
+    struct run_options o = parse_options(argc, argv);
     setvbuf(stdout, NULL, _IOLBF, 0); /* rows already printed survive a time-out */
     signal(SIGALRM, on_alarm);
 
@@ -295,35 +516,12 @@ int main(int argc, char *argv[])
                why);
         return 1;
     }
-    if (n == 0)
-        die("N=0: there is nothing to time; choose N >= 1");
-    if (block < 1 || block > gpu_max_threads_per_block())
-        die("BLOCK=%d: a block holds 1 to %d threads on this GPU", block,
-            gpu_max_threads_per_block());
-    bool any = false;
-    for (const struct stage *s = lab->stages; s->id; s++)
-        any |= stage_selected(s, filter);
-    if (!any)
-        die("STAGE=%s: %s has stages %s", filter, lab->name, stage_list(lab));
-    int only = -1;
-    if (variant && (only = variant_find(lab, variant)) < 0) {
-        char names[256] = "";
-        for (int v = 0; v < variant_count(lab) && lab->variants; v++)
-            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", v ? ", " : "",
-                     lab->variants[v]);
-        die("VARIANT=%s: %s has %s%s", variant, lab->name, *names ? "the variants " : "no variants",
-            names);
-    }
-
-    for (int v = 0; v < variant_count(lab); v++)
-        if ((only < 0 || v == only) && !problem_fits(lab, v, n, why, sizeof why))
-            die("%s", why);
-
+    int only = check_options(lab, &o);
     bool ok = true;
     for (int v = 0; v < variant_count(lab) && gpu_healthy(); v++)
         if (only < 0 || v == only) {
-            ok &= run_table(lab, v, n, seed, block, filter, want_sweep);
-            want_sweep = 0; /* one sweep is enough */
+            ok &= run_table(lab, v, &o);
+            o.sweep = false; /* one sweep is enough */
         }
     return ok ? 0 : 1;
 }

@@ -3,8 +3,9 @@
 # failure reports; then, on a GPU, the run table of the stages that passed;
 # then, last, one line per stage, which is all a student needs to read.
 #
-# From make: SEED (one is drawn if empty), STAGE, VARIANT, EMU, TESTFLAGS
-# (Criterion's own options), RUN_ARGS (the table's), WORKBOOK_MAKE_ARGS.
+# From make: SEED (one is drawn if empty), STAGE, VARIANT, N and BLOCK (the
+# tests read the first three, the table all five), EMU, TESTFLAGS
+# (Criterion's own options), WORKBOOK_MAKE_ARGS.
 build=$1 tree=$2
 shift 2
 export SEED=${SEED:-$(( $(date +%s%N) / 1000 % 1000000 ))} STAGE VARIANT WORKBOOK_MAKE_ARGS
@@ -24,8 +25,7 @@ if [ "$EMU" = 1 ]; then
 else
     for lab in "$@"; do
         passed=$(cat "$summaries/$lab.passed" 2>/dev/null)
-        # shellcheck disable=SC2086 # RUN_ARGS are the driver's words
-        [ -n "$passed" ] && { "$build/$tree/$lab/run" sweep=0 $RUN_ARGS stage="$passed" || status=1; }
+        [ -n "$passed" ] && { "$build/$tree/$lab/run" sweep=0 stage="$passed" || status=1; }
     done
 fi
 echo
