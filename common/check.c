@@ -118,7 +118,7 @@ static bool element_ok(const struct buffer *b, size_t i)
 bool compare_output(const struct buffer *b, struct mismatch *m)
 {
     memset(m, 0, sizeof *m);
-    for (size_t i = 0; i < b->count; i++) {
+    for (size_t i = 0; i < b->compared; i++) {
         if (element_ok(b, i))
             continue;
         if (m->count == 0) {
@@ -204,7 +204,7 @@ const char *read_poison_hint(const struct problem *p, const struct buffer *b,
                              const struct mismatch *m)
 {
     static char hint[400];
-    if (m->unwritten == b->count)
+    if (m->unwritten == b->compared)
         return "nothing was written: is the stage still a TODO, is the kernel never launched, "
                "or is its grid 0 blocks when n is smaller than a block (n / block rounds down)?";
     if (m->unwritten)
@@ -242,7 +242,8 @@ static const char *shape_hint(const struct problem *p, const struct buffer *b,
                               const struct mismatch *m)
 {
     static char hint[400];
-    if (m->unwritten == m->count && m->last == b->count - 1 && m->count == b->count - m->first) {
+    if (m->unwritten == m->count && m->last == b->compared - 1 &&
+        m->count == b->compared - m->first) {
         snprintf(hint, sizeof hint,
                  "every element from index %zu to the end was never written: the threads "
                  "stop short; does the grid (or the loop) cover all n = %zu elements?",
@@ -393,7 +394,7 @@ static int describe_wrong(const struct problem *p, const struct stage *s, const 
                          "  %s[%zu]: expected %s, got %s\n"
                          "  %zu of %zu elements wrong (%zu never written), first at %zu, last at "
                          "%zu\n",
-                         b->name, m->first, expected, got, m->count, b->count, m->unwritten,
+                         b->name, m->first, expected, got, m->count, b->compared, m->unwritten,
                          m->first, m->last);
         if (b->type == F32 && k > 0 && (size_t)k < len)
             k += snprintf(msg + k, len - k, "  (floats pass within %g + %g*|expected|)\n",

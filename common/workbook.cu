@@ -205,6 +205,7 @@ static struct buffer *add(struct problem *p, const char *name, enum role role, e
     b->role = role;
     b->type = type;
     b->count = count;
+    b->compared = count;
     b->host = role == SCRATCH ? NULL : host_alloc(bytes, name);
     if (role == OUTPUT) {
         b->got_base = host_alloc(whole_bytes(b), name);
@@ -331,7 +332,8 @@ static bool guards_intact(const struct buffer *b, const unsigned char *all, long
 
 /* Every buffer after a launch: its guards, then an input's bytes or an
  * output's values. */
-static bool buffer_right(const struct buffer *b, struct finding *f)
+static bool buffer_right(const struct problem *p, const struct stage *s, struct buffer *b,
+                         struct finding *f)
 {
     unsigned char *all = download_all(b);
     bool ok = guards_intact(b, all, &f->index);
@@ -345,6 +347,8 @@ static bool buffer_right(const struct buffer *b, struct finding *f)
             ok = false;
         }
     }
+    if (ok && b->role == OUTPUT && p->lab->normalize)
+        p->lab->normalize(p, s, b);
     if (ok && b->role == OUTPUT && !compare_output(b, &f->mismatch)) {
         f->verdict = OUTPUT_WRONG;
         ok = false;
@@ -363,7 +367,7 @@ bool problem_verify(struct problem *p, const struct stage *s, struct finding *f)
     if (!launch(p, s, f))
         return false;
     for (int i = 0; i < p->nbuf; i++)
-        if (!buffer_right(&p->buf[i], f))
+        if (!buffer_right(p, s, &p->buf[i], f))
             return false;
     f->buffer = NULL;
     f->verdict = RIGHT;

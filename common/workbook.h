@@ -37,6 +37,8 @@ struct buffer {
     enum role role;
     enum elem type;
     size_t count;       /* elements */
+    size_t compared;    /* OUTPUT: the first elements compared; count unless the
+                           lab's reference says fewer (the rest is the stage's) */
     void *host;         /* INPUT: the data; OUTPUT: the CPU reference's answer */
     void *got;          /* OUTPUT: what the device wrote, after download */
     void *dev;          /* device copy, between two poisoned guard zones */
@@ -108,6 +110,10 @@ struct lab {
     /* What usually makes this lab's kernels wait forever, said when one
      * times out; NULL for the general advice. */
     const char *hang;
+    /* Put what stage s wrote in b into the reference's form where the stage
+     * may write another (an unordered append, compared as a multiset); NULL
+     * when every output is compared as written. */
+    void (*normalize)(const struct problem *p, const struct stage *s, struct buffer *b);
     /* A lab-specific explanation of a wrong output, or NULL. */
     const char *(*hint)(const struct problem *p, const struct stage *s,
                         const struct buffer *b, const struct mismatch *m);

@@ -11,62 +11,16 @@
  * (make test prints it with each stage's results).
  *
  * Given, because the single-block labs taught them: warp_scan_inclusive,
- * block_scan_exclusive, warp_sum and the tile loads and stores.
+ * block_scan_exclusive and warp_sum (common/collectives.cuh), and the tile
+ * loads and stores.
  *
  * Test:  make test LAB=scan-large-arrays          (STAGE=3 for one stage, SEED= to repeat a run)
  * Time:  make run LAB=scan-large-arrays N=2^28    (VARIANT=inclusive-int, BLOCK= threads per block)
  */
-#include "workbook.cuh"
+#include "collectives.cuh"
 #include "scan-large-arrays.h"
 
-enum { FULL_WARP = 0xffffffffu };
-
-/* ---- the building blocks, from the single-block labs --------------------- */
-
-/* In lane L: the sum of v over lanes 0..L (scan-HS stage 3). */
-template <typename T> __device__ T warp_scan_inclusive(T v)
-{
-    unsigned lane = threadIdx.x % 32;
-#pragma unroll
-    for (unsigned offset = 1; offset < 32; offset *= 2) {
-        T below = __shfl_up_sync(FULL_WARP, v, offset);
-        if (lane >= offset)
-            v += below;
-    }
-    return v;
-}
-
-/* In every lane: the sum of v over the warp. */
-template <typename T> __device__ T warp_sum(T v)
-{
-#pragma unroll
-    for (int offset = 16; offset > 0; offset /= 2)
-        v += __shfl_xor_sync(FULL_WARP, v, offset);
-    return v;
-}
-
-/* The sum of v over the threads before this one in the block, and in *total
- * the block's sum, for every thread. Every thread of the block must call it:
- * it holds two barriers. */
-template <typename T> __device__ T block_scan_exclusive(T v, T *total)
-{
-    __shared__ T warp_totals[32];
-    unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    T inclusive = warp_scan_inclusive(v);
-    if (lane == 31)
-        warp_totals[warp] = inclusive;
-    __syncthreads();
-    if (warp == 0) {
-        T t = lane < blockDim.x / 32 ? warp_totals[lane] : T(0);
-        warp_totals[lane] = warp_scan_inclusive(t);
-    }
-    __syncthreads();
-    *total = warp_totals[blockDim.x / 32 - 1];
-    T before = warp > 0 ? warp_totals[warp - 1] : T(0);
-    T below = __shfl_up_sync(FULL_WARP, inclusive, 1);
-    __syncthreads(); /* warp_totals is free again for the next call */
-    return before + (lane > 0 ? below : T(0));
-}
+/* ---- the tile's loads and stores ---------------------------------------- */
 
 /* Shared memory for one tile (the launchers ask for it). */
 template <typename T> __device__ T *tile_memory()

@@ -61,7 +61,7 @@ Test(stages, are_counted_found_and_listed)
 
 enum { N = 1000 };
 static float ref[N], got[N];
-static struct buffer out = {.name = "out", .role = OUTPUT, .type = F32, .count = N,
+static struct buffer out = {.name = "out", .role = OUTPUT, .type = F32, .count = N, .compared = N,
                             .host = ref, .got = got, .rtol = 1e-6, .atol = 1e-6};
 
 static void make_equal(void)
@@ -100,6 +100,18 @@ Test(compare, tells_unwritten_elements_by_their_poison, .init = make_equal)
     cr_expect(isnan(got[995]), "the poison must be a NaN as a float");
 }
 
+Test(compare, stops_where_the_reference_says, .init = make_equal)
+{
+    struct mismatch m;
+    struct buffer first_half = out;
+    first_half.compared = N / 2;
+    fill_poison(got + N / 2, N / 2 * sizeof(float));
+    cr_expect(compare_output(&first_half, &m), "elements past `compared` are not the answer's");
+    got[N / 2 - 1] += 1;
+    cr_assert(!compare_output(&first_half, &m));
+    cr_expect_eq(m.first, N / 2 - 1);
+}
+
 Test(compare, allows_rounding_but_not_more, .init = make_equal)
 {
     struct mismatch m;
@@ -112,7 +124,8 @@ Test(compare, allows_rounding_but_not_more, .init = make_equal)
 Test(compare, compares_integers_exactly)
 {
     int32_t r[3] = {1, 2, 3}, g[3] = {1, 2, 4};
-    struct buffer b = {.name = "sum", .role = OUTPUT, .type = I32, .count = 3, .host = r, .got = g};
+    struct buffer b = {.name = "sum", .role = OUTPUT, .type = I32, .count = 3, .compared = 3,
+                       .host = r, .got = g};
     struct mismatch m;
     cr_assert(!compare_output(&b, &m));
     cr_expect_eq(m.first, 2);
@@ -194,7 +207,7 @@ Test(inputs, poison_is_recognised_and_nothing_else_is)
 /* ---- the likely cause: right, and the same at every size -------------- */
 
 static int32_t int_ref[1], int_got[1];
-static struct buffer sum = {.name = "sum", .role = OUTPUT, .type = I32, .count = 1,
+static struct buffer sum = {.name = "sum", .role = OUTPUT, .type = I32, .count = 1, .compared = 1,
                             .host = int_ref, .got = int_got};
 
 static const char *report_on(struct problem *p, struct buffer *b)

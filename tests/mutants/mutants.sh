@@ -39,7 +39,7 @@ apply() {
             }
             p = 1
         }
-        /^[ \t]*(\/\*|\*|\/\/)/ { print; next }  # comments: the hints quote the code
+        /^[ \t]*(\/\*|\*( |\/|$)|\/\/)/ { print; next }  # comments: the hints quote the code
         {
             if (p <= pair && at[p] in anchor && !seen[at[p]] && index($0, anchor[at[p]]))
                 seen[at[p]] = 1
