@@ -1,0 +1,280 @@
+/* compact: keep the values of in[0..n) that pass a test, in their input
+ * order, in out[0..count), and write count. Ints are kept when even, floats
+ * when above a threshold.
+ *
+ * Every kept value must learn where it goes: the number of kept values
+ * before it. That number is a scan of the keep flags, so compaction is a
+ * scan followed by a scatter; the stages differ in how much of the scan
+ * they do, where, and whether they keep the order at all.
+ *
+ * Each stage adds one idea; the table at the end of this file names them
+ * (make test prints it with each stage's results).
+ *
+ * Given, because the scan labs taught them: warp_scan_inclusive, warp_sum
+ * and block_scan_exclusive (common/collectives.cuh), a library scan of
+ * flags (exclusive_scan), and the look-back of scan-large-arrays' stage 4
+ * (look_back), here for counts.
+ *
+ * Test:  make test LAB=compact          (STAGE=3 for one stage, SEED= to repeat a run)
+ * Time:  make run LAB=compact N=2^28    (VARIANT=int-sparse, BLOCK= threads per block)
+ */
+#include <cub/cub.cuh>
+
+#include "collectives.cuh"
+#include "compact.h"
+
+/* The test: ints are kept when even, floats when above the threshold. */
+__device__ bool kept(int v, float threshold)
+{
+    (void)threshold;
+    return v % 2 == 0;
+}
+__device__ bool kept(float v, float threshold) { return v > threshold; }
+
+/* out[i] = in[0] + ... + in[i - 1] for n counts, by the library (the scan
+ * labs showed how it is done). */
+static void exclusive_scan(const unsigned *in, unsigned *out, size_t n)
+{
+    size_t bytes = 0;
+    CUDA_CHECK(cub::DeviceScan::ExclusiveSum(NULL, bytes, in, out, n));
+    CUDA_CHECK(cub::DeviceScan::ExclusiveSum(library_temp(bytes), bytes, in, out, n));
+}
+
+/* A stage for one value type; every stage starts from count = 0. */
+typedef void (*typed_launch)(const struct args *a, int block);
+
+static void launch(const struct args *a, int block, typed_launch on_ints, typed_launch on_floats)
+{
+    CUDA_CHECK(cudaMemsetAsync(a->count, 0, sizeof(unsigned)));
+    if (a->n > 0)
+        (a->type == I32 ? on_ints : on_floats)(a, block);
+}
+
+/* ---- stage 1 ------------------------------------------------------------ */
+
+template <typename T>
+__global__ void compact_stage1_flag_kernel(const T *__restrict__ in, unsigned *__restrict__ flags,
+                                           size_t n, float threshold)
+{
+    /* TODO stage 1 ----------------------------------------------------------
+     * Goal: flags[i] = 1 when in[i] is kept (kept(in[i], threshold)), else 0,
+     *       for the thread's global index i.
+     * Keep: the last block has threads past n: they touch nothing.
+     * Hint: a bool converts to 1 or 0.
+     */
+}
+
+template <typename T>
+__global__ void compact_stage1_scatter_kernel(const T *__restrict__ in,
+                                              const unsigned *__restrict__ flags,
+                                              const unsigned *__restrict__ positions,
+                                              T *__restrict__ out, unsigned *count, size_t n)
+{
+    /* TODO stage 1 ----------------------------------------------------------
+     * Goal: a kept in[i] goes to out[positions[i]], where positions is the
+     *       exclusive scan of flags: the number of kept values before i.
+     *       The thread of the last value also writes *count.
+     * Keep: only kept values are written; out past the count is not yours.
+     * Hint: the count is the kept values before the last one, plus one if
+     *       the last one is kept.
+     */
+}
+
+/* Flag, scan the flags, scatter: three passes over n. */
+template <typename T> static void stage1(const struct args *a, int block)
+{
+    unsigned grid = (unsigned)ceil_div(a->n, block);
+    compact_stage1_flag_kernel<T><<<grid, block>>>((const T *)a->in, a->flags, a->n, a->threshold);
+    exclusive_scan(a->flags, a->positions, a->n);
+    compact_stage1_scatter_kernel<T><<<grid, block>>>((const T *)a->in, a->flags, a->positions,
+                                                      (T *)a->out, a->count, a->n);
+}
+
+static void compact_stage1(const struct args *a, int block)
+{
+    launch(a, block, stage1<int>, stage1<float>);
+}
+
+/* ---- stage 2 ------------------------------------------------------------ */
+
+/* A tile's values, round by round: in round k, thread t has value
+ * base + k * blockDim.x + t, so a round's loads are coalesced and the
+ * rounds, then the threads, are the input's order. */
+
+template <typename T>
+__global__ void compact_stage2_count_kernel(const T *__restrict__ in,
+                                            unsigned *__restrict__ tile_counts, size_t n,
+                                            float threshold)
+{
+    /* TODO stage 2 ----------------------------------------------------------
+     * Goal: tile_counts[blockIdx.x] = how many values of this block's tile
+     *       are kept. The tile starts at base = blockIdx.x * blockDim.x * ITEMS
+     *       (as size_t); each thread counts its ITEMS values, one per round.
+     * Keep: values past n are not kept. Every thread calls
+     *       block_scan_exclusive (it holds barriers).
+     * Hint: block_scan_exclusive(mine, &total) hands every thread the
+     *       block's total.
+     */
+}
+
+template <typename T>
+__global__ void compact_stage2_scatter_kernel(const T *__restrict__ in, T *__restrict__ out,
+                                              unsigned *count,
+                                              const unsigned *__restrict__ tile_starts,
+                                              size_t n, float threshold)
+{
+    /* TODO stage 2 ----------------------------------------------------------
+     * Goal: write the tile's kept values to out, in order, from
+     *       tile_starts[blockIdx.x] (the scanned tile counts). In each
+     *       round, block_scan_exclusive of the keep flags ranks a kept value
+     *       among the round's; the rounds before it moved the start on by
+     *       their totals. The last block writes *count.
+     * Keep: every thread takes part in every round's scan, kept or not,
+     *       past n or not.
+     * Hint: the last tile's start plus its kept values is the count.
+     */
+}
+
+/* Count each tile, scan the tile counts, scatter: the input is read twice,
+ * the flags never leave the chip. */
+template <typename T> static void stage2(const struct args *a, int block)
+{
+    unsigned threads = (unsigned)tile_threads(block);
+    unsigned tiles = (unsigned)ceil_div(a->n, tile_size(block));
+    compact_stage2_count_kernel<T><<<tiles, threads>>>((const T *)a->in, a->flags, a->n,
+                                                       a->threshold);
+    exclusive_scan(a->flags, a->positions, tiles);
+    compact_stage2_scatter_kernel<T><<<tiles, threads>>>((const T *)a->in, (T *)a->out, a->count,
+                                                         a->positions, a->n, a->threshold);
+}
+
+static void compact_stage2(const struct args *a, int block)
+{
+    launch(a, block, stage2<int>, stage2<float>);
+}
+
+/* ---- stage 3 ------------------------------------------------------------ */
+
+/* Stages 3 and 4 give each warp a chunk of 32 * ITEMS consecutive values:
+ * in round k, lane L has value chunk + 32 * k + L. */
+
+template <typename T>
+__global__ void compact_stage3_kernel(const T *__restrict__ in, T *__restrict__ out,
+                                      unsigned *count, size_t n, float threshold)
+{
+    /* TODO stage 3 ----------------------------------------------------------
+     * Goal: each warp takes chunks of 32 * ITEMS values, grid-stride. For
+     *       each round, mask = __ballot_sync(FULL_WARP, keep) says which
+     *       lanes keep their value; a kept value's place in the warp's
+     *       part is the kept lanes below it, __popc(mask & ((1u << lane) - 1)),
+     *       plus the rounds before. Lane 0 reserves the chunk's room with one
+     *       atomicAdd(count, kept in the chunk) and shares where it starts
+     *       (__shfl_sync).
+     * Keep: all 32 lanes run every round and every ballot and shuffle,
+     *       past n or not (a value past n is not kept). The launcher set
+     *       *count to 0.
+     * Hint: keep each round's value and mask in arrays of ITEMS: the
+     *       values are written after the room is known.
+     */
+}
+
+/* A device-filling grid of whole warps. */
+template <typename T> static void stage3(const struct args *a, int block)
+{
+    unsigned threads = (unsigned)tile_threads(block);
+    unsigned grid = device_grid((const void *)compact_stage3_kernel<T>, threads,
+                                ceil_div(a->n, ITEMS), 0);
+    compact_stage3_kernel<T><<<grid, threads>>>((const T *)a->in, (T *)a->out, a->count, a->n,
+                                                a->threshold);
+}
+
+static void compact_stage3(const struct args *a, int block)
+{
+    launch(a, block, stage3<int>, stage3<float>);
+}
+
+/* ---- stage 4 ------------------------------------------------------------ */
+
+/* A tile publishes what it knows in one 64-bit word: a flag in the high
+ * half, a count in the low half (scan-large-arrays' stage 4, for counts). */
+enum { NOT_READY = 0, AGGREGATE = 1, PREFIX = 2 };
+
+__device__ unsigned long long status_word(unsigned flag, unsigned value)
+{
+    return (unsigned long long)flag << 32 | value;
+}
+
+/* Called by the 32 lanes of a tile's warp 0 with the tile's total: publishes
+ * it, adds up the totals of the tiles before this one, looking back 32
+ * tiles at a time, and publishes the tile's inclusive prefix. Returns the
+ * kept values before the tile, in every lane. status[1 + t] is tile t's word. */
+__device__ unsigned look_back(unsigned long long *status, unsigned tile, unsigned total)
+{
+    volatile unsigned long long *words = status + 1;
+    unsigned lane = threadIdx.x % 32, before = 0;
+    if (lane == 0)
+        words[tile] = status_word(tile == 0 ? PREFIX : AGGREGATE, total);
+    for (long long look = (long long)tile - 1; look >= 0; look -= 32) {
+        long long j = look - lane;
+        unsigned long long word;
+        do
+            word = j >= 0 ? words[j] : status_word(PREFIX, 0);
+        while (__any_sync(FULL_WARP, word >> 32 == NOT_READY));
+        unsigned prefixes = __ballot_sync(FULL_WARP, word >> 32 == PREFIX);
+        int nearest = prefixes ? __ffs(prefixes) - 1 : 31;
+        before += warp_sum((int)lane <= nearest ? (unsigned)word : 0u);
+        if (prefixes)
+            break;
+    }
+    if (lane == 0 && tile > 0)
+        words[tile] = status_word(PREFIX, before + total);
+    return before;
+}
+
+template <typename T>
+__global__ void compact_stage4_kernel(const T *__restrict__ in, T *__restrict__ out,
+                                      unsigned *count, size_t n, float threshold,
+                                      unsigned long long *status, unsigned tiles)
+{
+    /* TODO stage 4 ----------------------------------------------------------
+     * Goal: one pass, in order. Thread 0 takes the block's tile number from
+     *       atomicAdd(&status[0], 1ULL) and shares it. Warp w of the tile
+     *       ranks its chunk (tile * blockDim.x * ITEMS + w * 32 * ITEMS) with
+     *       ballots, as stage 3 does, and puts its kept count in shared
+     *       memory. Warp 0 scans the warps' counts (warp_scan_inclusive),
+     *       gets the tile's start from look_back(status, tile, tile's total),
+     *       and stores each warp's start; the last tile writes *count. Then
+     *       every warp writes its values from its start.
+     * Keep: the tile number from the counter, not blockIdx.x (blocks need
+     *       not start in order, and a tile must never wait for one that has
+     *       not started). All 32 lanes of warp 0 call look_back. A barrier
+     *       between writing the shared counts and reading them, both ways.
+     * Hint: stage 3's room from one atomic becomes the tile's start plus
+     *       the counts of the warps before this one.
+     */
+}
+
+/* status[0] counts the tiles handed out; the tiles' words start NOT_READY. */
+template <typename T> static void stage4(const struct args *a, int block)
+{
+    unsigned threads = (unsigned)tile_threads(block);
+    unsigned tiles = (unsigned)ceil_div(a->n, tile_size(block));
+    CUDA_CHECK(cudaMemsetAsync(a->status, 0, (1 + (size_t)tiles) * sizeof *a->status));
+    compact_stage4_kernel<T><<<tiles, threads>>>((const T *)a->in, (T *)a->out, a->count, a->n,
+                                                 a->threshold, a->status, tiles);
+}
+
+static void compact_stage4(const struct args *a, int block)
+{
+    launch(a, block, stage4<int>, stage4<float>);
+}
+
+/* ---- the stage table: the tests, the driver and the run table read it --- */
+
+const struct stage compact_stages[] = {
+    {"1", "flag, library scan, scatter (3 kernels)", compact_stage1},
+    {"2", "per tile: count, scan the counts, scatter", compact_stage2},
+    {"3", "ballots, one atomic a chunk (unordered)", compact_stage3},
+    {"4", "single pass in order: ballots, look-back", compact_stage4},
+    {NULL, NULL, NULL},
+};

@@ -1,0 +1,309 @@
+/* compact_lab.c: the compact lab as the tests and the driver see it: its
+ * inputs, its CPU reference, how an unordered stage is compared, and the
+ * bugs it knows. Nine variants: ints kept when even and floats kept above a
+ * threshold, with about half, 1 % (sparse), 99 % (dense), none or all of
+ * them kept, and ints kept in runs of 32, so that every warp's and tile's
+ * edge is a change between kept and not. */
+#include "workbook.h"
+#include "compact.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const compact_variants[] = {
+    "int-half", "int-sparse", "int-dense", "int-none", "int-all", "int-runs",
+    "float-half", "float-sparse", "float-dense", NULL,
+};
+enum { RUNS = 5, FIRST_FLOAT = 6 };
+/* The share of values kept, variant by variant (RUNS: every other 32). */
+static const double share_kept[] = {0.5, 0.01, 0.99, 0, 1, 0.5, 0.5, 0.01, 0.99};
+
+static bool ints(const struct problem *p) { return p->variant < FIRST_FLOAT; }
+
+/* Values are distinct (for n up to 2^24), so a value found in the output
+ * names the one place of the input it came from: i times an odd number is
+ * a bijection modulo a power of two. */
+static uint32_t distinct(size_t i, uint64_t seed, unsigned bits)
+{
+    return (uint32_t)((i * 2654435761u + seed) & ((1u << bits) - 1));
+}
+
+static void fill_ints(const struct problem *p, int *x)
+{
+    uint64_t state = p->seed;
+    for (size_t i = 0; i < p->n; i++) {
+        bool keep = p->variant == RUNS ? i / 32 % 2 == 0
+                                       : (double)(rng_next(&state) >> 11) / 9007199254740992.0 <
+                                             share_kept[p->variant];
+        x[i] = 2 * (int)distinct(i, p->seed, 29) - (1 << 29) + !keep; /* kept: even */
+    }
+}
+
+static void fill_floats(const struct problem *p, float *x)
+{
+    for (size_t i = 0; i < p->n; i++)
+        x[i] = (float)distinct(i, p->seed, 24) / (1 << 24); /* exact, in [0, 1) */
+}
+
+static bool kept(const struct problem *p, const void *in, size_t i)
+{
+    if (ints(p))
+        return ((const int *)in)[i] % 2 == 0;
+    return ((const float *)in)[i] > ((const struct args *)p->args)->threshold;
+}
+
+static void compact_setup(struct problem *p)
+{
+    size_t n = p->n;
+    if (n > UINT_MAX)
+        die("N=%zu: compact counts and places values in 32 bits: choose N below 2^32", n);
+    enum elem type = ints(p) ? I32 : F32;
+    struct buffer *in = problem_add_input(p, "in", type, n);
+    /* the count first: when it is wrong, that is the report */
+    struct buffer *count = problem_add_output(p, "count", U32, 1, 0, 0);
+    struct buffer *out = problem_add_output(p, "out", type, n, 0, 0);
+    struct args *a = p->args;
+    a->type = type;
+    a->threshold = (float)(1 - share_kept[p->variant]); /* floats are uniform in [0, 1) */
+    if (ints(p))
+        fill_ints(p, in->host);
+    else
+        fill_floats(p, in->host);
+    a->in = in->dev;
+    a->out = out->dev;
+    a->count = count->dev;
+    a->n = n;
+    a->flags = problem_add_scratch(p, "flags", U32, n)->dev;
+    a->positions = problem_add_scratch(p, "positions", U32, n)->dev;
+    a->status = problem_add_scratch(p, "status", U32, 2 * (n / (32 * ITEMS) + 2))->dev;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        k += kept(p, in->host, i);
+    p->bytes = 4.0 * n + 4.0 * k + 4; /* every value read once, the kept written once */
+}
+
+/* The kept values in order; only out[0..count) is the answer. */
+static void compact_reference(struct problem *p)
+{
+    const struct buffer *in = problem_buffer(p, "in");
+    struct buffer *out = problem_buffer(p, "out");
+    unsigned k = 0;
+    for (size_t i = 0; i < p->n; i++)
+        if (kept(p, in->host, i))
+            memcpy((char *)out->host + 4 * (size_t)k++, (const char *)in->host + 4 * i, 4);
+    *(unsigned *)problem_buffer(p, "count")->host = k;
+    out->compared = k;
+}
+
+/* ---- comparing as a multiset: values as their 32-bit patterns ----------- */
+
+struct placed {
+    uint32_t key;
+    size_t at;
+};
+
+static int by_key(const void *a, const void *b)
+{
+    const struct placed *x = a, *y = b;
+    return x->key != y->key ? (x->key < y->key ? -1 : 1) : (x->at > y->at) - (x->at < y->at);
+}
+
+/* The first n words of `words`, sorted by value; NULL if memory is short. */
+static struct placed *sorted(const void *words, size_t n)
+{
+    struct placed *s = malloc((n ? n : 1) * sizeof *s);
+    for (size_t i = 0; s && i < n; i++) {
+        memcpy(&s[i].key, (const char *)words + 4 * i, 4);
+        s[i].at = i;
+    }
+    if (s)
+        qsort(s, n, sizeof *s, by_key);
+    return s;
+}
+
+/* Stage 3 may append in any order: where out[0..count) holds the reference's
+ * values in another order, put them in the reference's. What is missing
+ * stays wrong, in the place of the value it lacks (each extra or unwritten
+ * value takes one such place), so the report counts the missing values. */
+static void compact_normalize(const struct problem *p, const struct stage *s, struct buffer *b)
+{
+    if (strcmp(s->id, "3") != 0 || strcmp(b->name, "out") != 0)
+        return;
+    size_t k = b->compared, r = 0, g = 0, spare = 0;
+    struct placed *want = sorted(b->host, k), *got = sorted(b->got, k);
+    uint32_t *extra = malloc((k ? k : 1) * sizeof *extra);
+    bool *found = calloc(k ? k : 1, sizeof *found);
+    if (!want || !got || !extra || !found)
+        die("out of host memory");
+    while (r < k || g < k) {
+        if (r < k && g < k && want[r].key == got[g].key)
+            found[want[r++].at] = true, g++;
+        else if (g < k && (r == k || got[g].key < want[r].key))
+            extra[spare++] = got[g++].key;
+        else
+            r++;
+    }
+    uint32_t *dst = b->got;
+    const uint32_t *ref = b->host;
+    for (size_t i = 0, e = 0; i < k; i++)
+        dst[i] = found[i] ? ref[i] : e < spare ? extra[e++] : POISON_WORD;
+    free(want), free(got), free(extra), free(found);
+    (void)p;
+}
+
+/* ---- the bugs this lab knows -------------------------------------------- */
+
+/* Is the kept count of some tile exactly d? Then its index, else -1. */
+static long long tile_with(const struct problem *p, long long d)
+{
+    const void *in = problem_buffer(p, "in")->host;
+    size_t tile = tile_size(p->block);
+    for (size_t t = 0; d > 0 && t * tile < p->n; t++) {
+        long long k = 0;
+        for (size_t i = t * tile; i < p->n && i < (t + 1) * tile; i++)
+            k += kept(p, in, i);
+        if (k == d)
+            return (long long)t;
+    }
+    return -1;
+}
+
+static const char *count_hint(const struct problem *p, const struct stage *s,
+                              const struct mismatch *m)
+{
+    static char hint[400];
+    long long d = (long long)m->got - (long long)m->expected, t;
+    const void *in = problem_buffer(p, "in")->host;
+    if (m->got == 0)
+        return "the count came out 0, where the launcher starts it: either no thread wrote it "
+               "(stages 1, 2 and 4: the last value's thread or the last tile's; stage 3: each "
+               "warp's atomicAdd), or what was written added up none of the kept values. Is "
+               "the stage still a TODO?";
+    if (d == -1 && kept(p, in, p->n - 1) && strcmp(s->id, "1") == 0)
+        return "the count is one short and the last value is kept: the exclusive scan at the "
+               "last value counts the kept values before it, not the value itself";
+    if ((strcmp(s->id, "2") == 0 || strcmp(s->id, "4") == 0) &&
+        (t = tile_with(p, d < 0 ? -d : d)) >= 0) {
+        snprintf(hint, sizeof hint,
+                 "the count is %lld %s, exactly the kept values of one tile (tile %lld has that "
+                 "many): a tile's total was %s: check %s",
+                 d < 0 ? -d : d, d < 0 ? "short" : "over", t, d < 0 ? "lost" : "added twice",
+                 s->id[0] == '2' ? "the scan of the tile counts and the last tile's count"
+                                 : "the look-back and the last tile's count");
+        return hint;
+    }
+    return NULL;
+}
+
+/* How many of the kept values missing from out[0..count) come from lane 0
+ * or lane 31 of a warp (input index % 32), and how many are missing. */
+static void missing_at_edges(const struct problem *p, const struct buffer *b, size_t *edge,
+                             size_t *missing)
+{
+    size_t k = b->compared, r = 0, g = 0;
+    struct placed *want = sorted(b->host, k), *got = sorted(b->got, k);
+    struct placed *index = sorted(problem_buffer(p, "in")->host, p->n);
+    *edge = *missing = 0;
+    while (want && got && index && r < k) {
+        if (g < k && got[g].key < want[r].key) {
+            g++;
+            continue;
+        }
+        if (g < k && got[g].key == want[r].key) {
+            g++, r++;
+            continue;
+        }
+        size_t lo = 0, hi = p->n; /* where the missing value is in the input */
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            if (index[mid].key < want[r].key)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        size_t lane = lo < p->n && index[lo].key == want[r].key ? index[lo].at % 32 : 1;
+        *edge += lane == 0 || lane == 31;
+        (*missing)++, r++;
+    }
+    free(want), free(got), free(index);
+}
+
+/* Are the kept values all there, but out of the input's order? */
+static bool only_order_wrong(const struct buffer *b)
+{
+    struct placed *want = sorted(b->host, b->compared), *got = sorted(b->got, b->compared);
+    bool same = want && got;
+    for (size_t i = 0; same && i < b->compared; i++)
+        same = want[i].key == got[i].key;
+    free(want), free(got);
+    return same;
+}
+
+/* With the count right, what do the wrong places say? */
+static const char *place_hint(const struct problem *p, const struct buffer *b,
+                              const struct mismatch *m)
+{
+    const uint32_t *got = b->got, *want = b->host;
+    size_t shifted = 0, edge, missing;
+    for (size_t j = m->first; j <= m->last; j++)
+        shifted += j > 0 && got[j] != want[j] && got[j] == want[j - 1];
+    if (shifted * 2 > m->count)
+        return "most wrong places hold the kept value meant for the place before: a value's "
+               "rank must count the kept lanes below it, not itself: (1u << lane) - 1 selects "
+               "them, and lane 0 has none";
+    missing_at_edges(p, b, &edge, &missing);
+    if (missing > 0 && edge == missing)
+        return "the kept values missing from out all come from lane 0 or lane 31 of a warp: "
+               "check the lanes-below mask at the warp's edges (lane 0: (1u << 0) - 1 = 0; a "
+               "shift by 32 is undefined) and that the ballot names all 32 lanes";
+    if (m->unwritten)
+        return "the count is right, yet some of out[0..count) was never written: two kept "
+               "values were given the same place (one overwrote the other) or one went past "
+               "the count: check how each value's place adds up the kept values before it";
+    return NULL;
+}
+
+static const char *compact_hint(const struct problem *p, const struct stage *s,
+                                const struct buffer *b, const struct mismatch *m)
+{
+    if (strcmp(b->name, "count") == 0)
+        return count_hint(p, s, m);
+    if (strcmp(s->id, "3") != 0 && only_order_wrong(b))
+        return strcmp(s->id, "4") == 0
+                   ? "every kept value is there, but not in the input's order: each warp's "
+                     "values start after the warps before it in the tile (the scan of the warp "
+                     "counts) and the tiles before it (the look-back)"
+                   : "every kept value is there, but not in the input's order: a value's place "
+                     "must count every kept value before it in the input, across rounds, "
+                     "threads and tiles, not only in its own warp";
+    return place_hint(p, b, m);
+}
+
+/* Stage 1 runs BLOCK as given; the others whole warps (tile_threads). */
+static int compact_threads(const struct stage *s, int block)
+{
+    return strcmp(s->id, "1") == 0 ? block : tile_threads(block);
+}
+
+const struct lab compact_lab = {
+    .name = "compact",
+    .operation = "the values kept (ints: even; floats: above a threshold), in order",
+    .stages = compact_stages,
+    .variants = compact_variants,
+    .library = &compact_library,
+    .sweep_stage = "4",
+    .threads = compact_threads,
+    .args_size = sizeof(struct args),
+    .setup = compact_setup,
+    .reference = compact_reference,
+    .normalize = compact_normalize,
+    .hint = compact_hint,
+    .hang = "stage 4 waits for other tiles' status words. A wait that never ends usually "
+            "means: the tile number came from blockIdx.x instead of the atomic counter; a "
+            "tile never publishes its word (tile 0 must publish its PREFIX at once); or not "
+            "all 32 lanes of warp 0 call look_back.",
+};
+
+const struct lab *const workbook_lab = &compact_lab;
