@@ -104,23 +104,33 @@ struct placed {
     size_t at;
 };
 
-static int by_key(const void *a, const void *b)
-{
-    const struct placed *x = a, *y = b;
-    return x->key != y->key ? (x->key < y->key ? -1 : 1) : (x->at > y->at) - (x->at < y->at);
-}
-
-/* The first n words of `words`, sorted by value; NULL if memory is short. */
+/* The first n words sorted by value (equal values keep their order): four
+ * passes of a counting sort, a byte each, as the radix lab will teach;
+ * NULL if memory is short. */
 static struct placed *sorted(const void *words, size_t n)
 {
-    struct placed *s = malloc((n ? n : 1) * sizeof *s);
-    for (size_t i = 0; s && i < n; i++) {
-        memcpy(&s[i].key, (const char *)words + 4 * i, 4);
-        s[i].at = i;
+    struct placed *a = malloc((n ? n : 1) * sizeof *a), *b = malloc((n ? n : 1) * sizeof *b);
+    if (!a || !b) {
+        free(a), free(b);
+        return NULL;
     }
-    if (s)
-        qsort(s, n, sizeof *s, by_key);
-    return s;
+    for (size_t i = 0; i < n; i++) {
+        memcpy(&a[i].key, (const char *)words + 4 * i, 4);
+        a[i].at = i;
+    }
+    for (int shift = 0; shift < 32; shift += 8) {
+        size_t start[257] = {0};
+        for (size_t i = 0; i < n; i++)
+            start[(a[i].key >> shift & 255) + 1]++;
+        for (int d = 0; d < 256; d++)
+            start[d + 1] += start[d];
+        for (size_t i = 0; i < n; i++)
+            b[start[a[i].key >> shift & 255]++] = a[i];
+        struct placed *t = a;
+        a = b, b = t;
+    }
+    free(b);
+    return a;
 }
 
 /* Stage 3 may append in any order: where out[0..count) holds the reference's
@@ -300,10 +310,11 @@ const struct lab compact_lab = {
     .reference = compact_reference,
     .normalize = compact_normalize,
     .hint = compact_hint,
-    .hang = "stage 4 waits for other tiles' status words. A wait that never ends usually "
-            "means: the tile number came from blockIdx.x instead of the atomic counter; a "
-            "tile never publishes its word (tile 0 must publish its PREFIX at once); or not "
-            "all 32 lanes of warp 0 call look_back.",
+    .hang = "only stage 4 waits (for other tiles' status words); the other stages wait for "
+            "nothing, so there look for a loop that never ends. In stage 4, a wait that never "
+            "ends usually means: the tile number came from blockIdx.x instead of the atomic "
+            "counter; a tile never publishes its word (tile 0 must publish its PREFIX at "
+            "once); or not all 32 lanes of warp 0 call look_back.",
 };
 
 const struct lab *const workbook_lab = &compact_lab;
