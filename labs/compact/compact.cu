@@ -97,9 +97,9 @@ static void compact_stage1(const struct args *a, int block)
 
 /* ---- stage 2 ------------------------------------------------------------ */
 
-/* A tile is blockDim.x * ITEMS values; thread t of the block owns ITEMS
- * consecutive ones, from first = (blockIdx.x * blockDim.x + t) * ITEMS, so
- * the threads, then each thread's values, are the input's order. */
+/* A tile's values, round by round: in round k, thread t has value
+ * base + k * blockDim.x + t, so a round's loads are coalesced and the
+ * rounds, then the threads, are the input's order. */
 
 template <typename T>
 __global__ void compact_stage2_count_kernel(const T *__restrict__ in,
@@ -108,8 +108,8 @@ __global__ void compact_stage2_count_kernel(const T *__restrict__ in,
 {
     /* TODO stage 2 ----------------------------------------------------------
      * Goal: tile_counts[blockIdx.x] = how many values of this block's tile
-     *       are kept: each thread counts its ITEMS values, then the block
-     *       adds the threads' counts.
+     *       are kept. The tile starts at base = blockIdx.x * blockDim.x * ITEMS
+     *       (as size_t); each thread counts its ITEMS values, one per round.
      * Keep: values past n are not kept. Every thread calls
      *       block_scan_exclusive (it holds barriers).
      * Hint: block_scan_exclusive(mine, &total) hands every thread the
@@ -125,14 +125,13 @@ __global__ void compact_stage2_scatter_kernel(const T *__restrict__ in, T *__res
 {
     /* TODO stage 2 ----------------------------------------------------------
      * Goal: write the tile's kept values to out, in order, from
-     *       tile_starts[blockIdx.x] (the scanned tile counts). Each thread
-     *       counts its kept values again; block_scan_exclusive of the counts
-     *       gives the kept values of the threads before it; then it writes
-     *       its own, one after another. The last block writes *count.
-     * Keep: every thread calls block_scan_exclusive, with or without kept
-     *       values, past n or not.
-     * Hint: keep the thread's values in an array of ITEMS, and which of them
-     *       are kept in the bits of one unsigned.
+     *       tile_starts[blockIdx.x] (the scanned tile counts). In each
+     *       round, block_scan_exclusive of the keep flags ranks a kept value
+     *       among the round's; the rounds before it moved the start on by
+     *       their totals. The last block writes *count.
+     * Keep: every thread takes part in every round's scan, kept or not,
+     *       past n or not.
+     * Hint: the last tile's start plus its kept values is the count.
      */
 }
 
