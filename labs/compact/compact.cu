@@ -97,9 +97,8 @@ static void compact_stage1(const struct args *a, int block)
 
 /* ---- stage 2 ------------------------------------------------------------ */
 
-/* A tile's values, round by round: in round k, thread t has value
- * base + k * blockDim.x + t, so a round's loads are coalesced and the
- * rounds, then the threads, are the input's order. */
+/* The count reads a tile round by round (in round k, thread t has value
+ * base + k * blockDim.x + t): a count needs no order, only coalesced loads. */
 
 template <typename T>
 __global__ void compact_stage2_count_kernel(const T *__restrict__ in,
@@ -125,13 +124,17 @@ __global__ void compact_stage2_scatter_kernel(const T *__restrict__ in, T *__res
 {
     /* TODO stage 2 ----------------------------------------------------------
      * Goal: write the tile's kept values to out, in order, from
-     *       tile_starts[blockIdx.x] (the scanned tile counts). In each
-     *       round, block_scan_exclusive of the keep flags ranks a kept value
-     *       among the round's; the rounds before it moved the start on by
-     *       their totals. The last block writes *count.
-     * Keep: every thread takes part in every round's scan, kept or not,
-     *       past n or not.
-     * Hint: the last tile's start plus its kept values is the count.
+     *       tile_starts[blockIdx.x] (the scanned tile counts). Here warp w
+     *       takes the tile's w-th chunk of 32 * ITEMS values, in rounds (in
+     *       round k, lane L has chunk + 32 * k + L). Each round,
+     *       warp_scan_inclusive of the keep flags ranks a kept value within
+     *       the round; the rounds before moved the warp's count on. Then one
+     *       block_scan_exclusive of the warps' counts says where each warp
+     *       starts. The last block writes *count.
+     * Keep: every lane runs every round's warp scan, and every thread the
+     *       block scan, kept or not, past n or not.
+     * Hint: give block_scan_exclusive the warp's count in lane 0 and 0 in
+     *       the other lanes; lane 0's answer is then the warp's start.
      */
 }
 

@@ -109,9 +109,8 @@ static void compact_stage1(const struct args *a, int block)
 
 /* ---- stage 2 ------------------------------------------------------------ */
 
-/* A tile's values, round by round: in round k, thread t has value
- * base + k * blockDim.x + t, so a round's loads are coalesced and the
- * rounds, then the threads, are the input's order. */
+/* The count reads a tile round by round (in round k, thread t has value
+ * base + k * blockDim.x + t): a count needs no order, only coalesced loads. */
 
 template <typename T>
 __global__ void compact_stage2_count_kernel(const T *__restrict__ in,
@@ -148,27 +147,39 @@ __global__ void compact_stage2_scatter_kernel(const T *__restrict__ in, T *__res
 {
     /* STUDENT stage 2 -------------------------------------------------------
      * Goal: write the tile's kept values to out, in order, from
-     *       tile_starts[blockIdx.x] (the scanned tile counts). In each
-     *       round, block_scan_exclusive of the keep flags ranks a kept value
-     *       among the round's; the rounds before it moved the start on by
-     *       their totals. The last block writes *count.
-     * Keep: every thread takes part in every round's scan, kept or not,
-     *       past n or not.
-     * Hint: the last tile's start plus its kept values is the count.
+     *       tile_starts[blockIdx.x] (the scanned tile counts). Here warp w
+     *       takes the tile's w-th chunk of 32 * ITEMS values, in rounds (in
+     *       round k, lane L has chunk + 32 * k + L). Each round,
+     *       warp_scan_inclusive of the keep flags ranks a kept value within
+     *       the round; the rounds before moved the warp's count on. Then one
+     *       block_scan_exclusive of the warps' counts says where each warp
+     *       starts. The last block writes *count.
+     * Keep: every lane runs every round's warp scan, and every thread the
+     *       block scan, kept or not, past n or not.
+     * Hint: give block_scan_exclusive the warp's count in lane 0 and 0 in
+     *       the other lanes; lane 0's answer is then the warp's start.
      */
-    size_t base = blockIdx.x * (size_t)blockDim.x * ITEMS;
-    unsigned at = tile_starts[blockIdx.x];
+    unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    size_t chunk = (blockIdx.x * (size_t)blockDim.x + (size_t)warp * 32) * ITEMS;
+    T x[ITEMS];
+    unsigned rank[ITEMS], warp_kept = 0;
+#pragma unroll
     for (int k = 0; k < ITEMS; k++) {
-        size_t i = base + (size_t)k * blockDim.x + threadIdx.x;
-        T v = i < n ? in[i] : T(0);
-        bool keep = i < n && kept(v, threshold);
-        unsigned total, rank = block_scan_exclusive((unsigned)keep, &total);
-        if (keep)
-            out[at + rank] = v;
-        at += total;
+        size_t i = chunk + 32 * k + lane;
+        x[k] = i < n ? in[i] : T(0);
+        unsigned keep = i < n && kept(x[k], threshold);
+        unsigned inclusive = warp_scan_inclusive(keep);
+        rank[k] = keep ? warp_kept + inclusive - 1 : ~0u;
+        warp_kept += __shfl_sync(FULL_WARP, inclusive, 31);
     }
+    unsigned total, start = block_scan_exclusive(lane == 0 ? warp_kept : 0u, &total);
+    start = tile_starts[blockIdx.x] + __shfl_sync(FULL_WARP, start, 0);
+#pragma unroll
+    for (int k = 0; k < ITEMS; k++)
+        if (rank[k] != ~0u)
+            out[start + rank[k]] = x[k];
     if (blockIdx.x == gridDim.x - 1 && threadIdx.x == 0)
-        *count = at;
+        *count = tile_starts[blockIdx.x] + total;
     /* END STUDENT */
 }
 
