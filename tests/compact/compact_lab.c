@@ -135,28 +135,15 @@ static placed *sorted(const void *words, size_t n)
     return a;
 }
 
-/* Stage 3 may append in any order: where out[0..count) holds the reference's
- * values in another order, put them in the reference's. What is missing
- * stays wrong, in the place of the value it lacks (each extra or unwritten
- * value takes one such place), so the report counts the missing values. */
-static void compact_normalize(const struct problem *p, const struct stage *s, struct buffer *b)
+/* Pair out[0..count)'s values with the reference's, as multisets: found[i]
+ * says whether the reference's i-th value has a partner; the values left
+ * unpaired in out go to extra. Returns how many those are. */
+static size_t pair_values(const struct buffer *b, bool *found, uint32_t *extra)
 {
-    if (strcmp(s->id, "3") != 0 || strcmp(b->name, "out") != 0)
-        return;
     size_t k = b->compared, r = 0, g = 0, spare = 0;
     placed *want = sorted(b->host, k), *got = sorted(b->got, k);
-    uint32_t *extra = malloc((k ? k : 1) * sizeof *extra);
-    bool *found = calloc(k ? k : 1, sizeof *found);
-    if (!want || !got || !extra || !found)
+    if (!want || !got)
         die("out of host memory");
-    for (r = 0; r < k && key_of(want[r]) == key_of(got[r]); r++)
-        ;
-    if (r == k) { /* the same values: a right answer in another order */
-        memcpy(b->got, b->host, 4 * k);
-        free(want), free(got), free(extra), free(found);
-        return;
-    }
-    r = 0;
     while (r < k || g < k) {
         if (r < k && g < k && key_of(want[r]) == key_of(got[g]))
             found[at_of(want[r++])] = true, g++;
@@ -165,12 +152,29 @@ static void compact_normalize(const struct problem *p, const struct stage *s, st
         else
             r++;
     }
-    uint32_t *dst = b->got;
+    free(want), free(got);
+    return spare;
+}
+
+/* Stage 3 may append in any order: where out[0..count) holds the reference's
+ * values in another order, put them in the reference's. What is missing
+ * stays wrong, in the place of the value it lacks (each extra or unwritten
+ * value takes one such place), so the report counts the missing values. */
+static void compact_normalize(const struct problem *p, const struct stage *s, struct buffer *b)
+{
+    (void)p;
+    if (strcmp(s->id, "3") != 0 || strcmp(b->name, "out") != 0)
+        return;
+    size_t k = b->compared;
+    uint32_t *extra = malloc((k ? k : 1) * sizeof *extra), *dst = b->got;
+    bool *found = calloc(k ? k : 1, sizeof *found);
+    if (!extra || !found)
+        die("out of host memory");
+    size_t spare = pair_values(b, found, extra);
     const uint32_t *ref = b->host;
     for (size_t i = 0, e = 0; i < k; i++)
         dst[i] = found[i] ? ref[i] : e < spare ? extra[e++] : POISON_WORD;
-    free(want), free(got), free(extra), free(found);
-    (void)p;
+    free(extra), free(found);
 }
 
 /* ---- the bugs this lab knows -------------------------------------------- */
@@ -222,43 +226,44 @@ static const char *count_hint(const struct problem *p, const struct stage *s,
 static void missing_at_edges(const struct problem *p, const struct buffer *b, size_t *edge,
                              size_t *missing)
 {
-    size_t k = b->compared, r = 0, g = 0;
-    placed *want = sorted(b->host, k), *got = sorted(b->got, k);
+    size_t k = b->compared;
+    const uint32_t *ref = b->host;
+    uint32_t *extra = malloc((k ? k : 1) * sizeof *extra);
+    bool *found = calloc(k ? k : 1, sizeof *found);
     placed *index = sorted(problem_buffer(p, "in")->host, p->n);
+    if (!extra || !found || !index)
+        die("out of host memory");
+    pair_values(b, found, extra);
     *edge = *missing = 0;
-    while (want && got && index && r < k) {
-        if (g < k && key_of(got[g]) < key_of(want[r])) {
-            g++;
+    for (size_t i = 0; i < k; i++) {
+        if (found[i])
             continue;
-        }
-        if (g < k && key_of(got[g]) == key_of(want[r])) {
-            g++, r++;
-            continue;
-        }
         size_t lo = 0, hi = p->n; /* where the missing value is in the input */
         while (lo < hi) {
             size_t mid = (lo + hi) / 2;
-            if (key_of(index[mid]) < key_of(want[r]))
+            if (key_of(index[mid]) < ref[i])
                 lo = mid + 1;
             else
                 hi = mid;
         }
-        bool there = lo < p->n && key_of(index[lo]) == key_of(want[r]);
+        bool there = lo < p->n && key_of(index[lo]) == ref[i];
         size_t lane = there ? at_of(index[lo]) % 32 : 1;
         *edge += lane == 0 || lane == 31;
-        (*missing)++, r++;
+        (*missing)++;
     }
-    free(want), free(got), free(index);
+    free(extra), free(found), free(index);
 }
 
 /* Are the kept values all there, but out of the input's order? */
 static bool only_order_wrong(const struct buffer *b)
 {
-    placed *want = sorted(b->host, b->compared), *got = sorted(b->got, b->compared);
-    bool same = want && got;
-    for (size_t i = 0; same && i < b->compared; i++)
-        same = key_of(want[i]) == key_of(got[i]);
-    free(want), free(got);
+    size_t k = b->compared;
+    uint32_t *extra = malloc((k ? k : 1) * sizeof *extra);
+    bool *found = calloc(k ? k : 1, sizeof *found);
+    if (!extra || !found)
+        die("out of host memory");
+    bool same = pair_values(b, found, extra) == 0;
+    free(extra), free(found);
     return same;
 }
 
