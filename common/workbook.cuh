@@ -29,6 +29,16 @@ static inline __host__ __device__ size_t ceil_div(size_t n, size_t b)
  * 0 for no work. Map's stage 2 has students write it; later labs use this. */
 unsigned device_grid(const void *kernel, int block, size_t work, size_t smem);
 
+/* A kernel may use more than 48 KB of shared memory, its own __shared__
+ * variables (well under 1 KB) and `smem` dynamic bytes together, only if
+ * asked first. */
+template <typename K> void allow_smem(K kernel, size_t smem)
+{
+    if (smem + 1024 > 48 * 1024)
+        CUDA_CHECK(cudaFuncSetAttribute((const void *)kernel,
+                                        cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+}
+
 /* Four values in one 16-byte load: vec4<int>::type is int4, vec4<float>::type float4. */
 template <typename T> struct vec4;
 template <> struct vec4<int> {

@@ -122,15 +122,6 @@ template <typename T> static tiling tiles_of(size_t n, int block)
     return t;
 }
 
-/* A kernel may use more than 48 KB of shared memory, its own __shared__
- * variables (well under 1 KB) and the tile together, only if asked first. */
-template <typename K> static void allow_smem(K kernel, size_t smem)
-{
-    if (smem + 1024 > 48 * 1024)
-        CUDA_CHECK(cudaFuncSetAttribute((const void *)kernel,
-                                        cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-}
-
 /* Stages 1 and 2 scan level after level: the tiles' totals are the next
  * level's values. */
 template <typename T>
