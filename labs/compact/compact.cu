@@ -10,10 +10,11 @@
  * Each stage adds one idea; the table at the end of this file names them
  * (make test prints it with each stage's results).
  *
- * Given, because the scan labs taught them: warp_scan_inclusive, warp_sum
+ * Given, because earlier labs taught them: warp_scan_inclusive, warp_sum
  * and block_scan_exclusive (common/collectives.cuh), a library scan of
- * flags (exclusive_scan), and the look-back of scan-large-arrays' stage 4
- * (look_back), here for counts.
+ * flags (exclusive_scan), the look-back of scan-large-arrays' stage 4
+ * (look_back), here for counts, the 16-byte loads of reduce's stage 8
+ * (load_quads), and a tile's worth of shared memory (staging).
  *
  * Test:  make test LAB=compact          (STAGE=3 for one stage, SEED= to repeat a run)
  * Time:  make run LAB=compact N=2^28    (VARIANT=int-sparse, BLOCK= threads per block)
@@ -211,19 +212,30 @@ __device__ unsigned long long status_word(unsigned flag, unsigned value)
 /* Called by the 32 lanes of a tile's warp 0 with the tile's total: publishes
  * it, adds up the totals of the tiles before this one, looking back 32
  * tiles at a time, and publishes the tile's inclusive prefix. Returns the
- * kept values before the tile, in every lane. status[1 + t] is tile t's word. */
+ * kept values before the tile, in every lane. status[1 + t] is tile t's word.
+ *
+ * It naps before its first look. A tile that looks at once mostly finds
+ * the tiles before it still looking back themselves, so it walks back
+ * window after window, and the loads of all the tiles waiting so compete
+ * with the data for the memory system; after a nap about as long as a
+ * write takes to reach L2, the prefixes are there. CUB's tuning for the
+ * H100 naps 1150 ns first and 76 ns between looks; results/H100.md shows
+ * what the nap is worth here. */
 __device__ unsigned look_back(unsigned long long *status, unsigned tile, unsigned total)
 {
     volatile unsigned long long *words = status + 1;
     unsigned lane = threadIdx.x % 32, before = 0;
     if (lane == 0)
         words[tile] = status_word(tile == 0 ? PREFIX : AGGREGATE, total);
+    if (tile > 0)
+        __nanosleep(1150);
     for (long long look = (long long)tile - 1; look >= 0; look -= 32) {
         long long j = look - lane;
-        unsigned long long word;
-        do
+        unsigned long long word = j >= 0 ? words[j] : status_word(PREFIX, 0);
+        while (__any_sync(FULL_WARP, word >> 32 == NOT_READY)) {
+            __nanosleep(76);
             word = j >= 0 ? words[j] : status_word(PREFIX, 0);
-        while (__any_sync(FULL_WARP, word >> 32 == NOT_READY));
+        }
         unsigned prefixes = __ballot_sync(FULL_WARP, word >> 32 == PREFIX);
         int nearest = prefixes ? __ffs(prefixes) - 1 : 31;
         before += warp_sum((int)lane <= nearest ? (unsigned)word : 0u);
@@ -235,6 +247,34 @@ __device__ unsigned look_back(unsigned long long *status, unsigned tile, unsigne
     return before;
 }
 
+/* A warp's chunk of 32 * ITEMS values from `chunk`, read 16 bytes a lane:
+ * in round k (ITEMS / 4 rounds of 128 values), lane L gets the four values
+ * chunk + 128 * k + 4 * L + 0..3, in x[4 * k + 0..3]. Values past n read
+ * as 0. A quarter of the load instructions of stage 3 for the same bytes. */
+template <typename T>
+__device__ void load_quads(const T *__restrict__ in, size_t chunk, size_t n, T (&x)[ITEMS])
+{
+    unsigned lane = threadIdx.x % 32;
+#pragma unroll
+    for (int k = 0; k < ITEMS / 4; k++) {
+        size_t i = chunk + 128 * k + 4 * lane;
+        if (i + 4 <= n) {
+            typename vec4<T>::type v = *reinterpret_cast<const typename vec4<T>::type *>(in + i);
+            x[4 * k] = v.x, x[4 * k + 1] = v.y, x[4 * k + 2] = v.z, x[4 * k + 3] = v.w;
+        } else {
+            for (int j = 0; j < 4; j++)
+                x[4 * k + j] = i + j < n ? in[i + j] : T(0);
+        }
+    }
+}
+
+/* Shared memory for a tile's kept values (the launcher sizes it). */
+template <typename T> __device__ T *staging()
+{
+    extern __shared__ int4 staging_words[];
+    return reinterpret_cast<T *>(staging_words);
+}
+
 template <typename T>
 __global__ void compact_stage4_kernel(const T *__restrict__ in, T *__restrict__ out,
                                       unsigned *count, size_t n, float threshold,
@@ -242,19 +282,26 @@ __global__ void compact_stage4_kernel(const T *__restrict__ in, T *__restrict__ 
 {
     /* TODO stage 4 ----------------------------------------------------------
      * Goal: one pass, in order. Thread 0 takes the block's tile number from
-     *       atomicAdd(&status[0], 1ULL) and shares it. Warp w of the tile
-     *       ranks its chunk (tile * blockDim.x * ITEMS + w * 32 * ITEMS) with
-     *       ballots, as stage 3 does, and puts its kept count in shared
-     *       memory. Warp 0 scans the warps' counts (warp_scan_inclusive),
-     *       gets the tile's start from look_back(status, tile, tile's total),
-     *       and stores each warp's start; the last tile writes *count. Then
-     *       every warp writes its values from its start.
+     *       atomicAdd(&status[0], 1ULL) and shares it. Warp w loads its chunk
+     *       (tile * blockDim.x * ITEMS + w * 32 * ITEMS) with load_quads,
+     *       ballots each of the 4 values of each round, and puts its kept
+     *       count in shared memory. Then each warp scans the warps' counts
+     *       (warp_scan_inclusive): where its values start in the tile, and
+     *       the tile's total. Warp 0 gets the tile's start in out from
+     *       look_back(status, tile, total); the last tile writes *count.
+     *       Each warp puts its kept values in staging<T>() at their places
+     *       in the tile; the block then copies the tile's total values to
+     *       out from the tile's start, consecutive threads, consecutive
+     *       values.
      * Keep: the tile number from the counter, not blockIdx.x (blocks need
      *       not start in order, and a tile must never wait for one that has
-     *       not started). All 32 lanes of warp 0 call look_back. A barrier
-     *       between writing the shared counts and reading them, both ways.
-     * Hint: stage 3's room from one atomic becomes the tile's start plus
-     *       the counts of the warps before this one.
+     *       not started). A value past n is not kept (load_quads reads it
+     *       as 0, which is even). All 32 lanes of warp 0 call look_back. A
+     *       barrier wherever a thread reads what another wrote to shared
+     *       memory.
+     * Hint: value j of lane L in a round comes after the kept values of the
+     *       lanes below L in all 4 ballots of the round, and after L's own
+     *       kept values before j.
      */
 }
 
@@ -263,9 +310,11 @@ template <typename T> static void stage4(const struct args *a, int block)
 {
     unsigned threads = (unsigned)tile_threads(block);
     unsigned tiles = (unsigned)ceil_div(a->n, tile_size(block));
+    size_t smem = tile_size(block) * sizeof(T);
+    allow_smem(compact_stage4_kernel<T>, smem);
     CUDA_CHECK(cudaMemsetAsync(a->status, 0, (1 + (size_t)tiles) * sizeof *a->status));
-    compact_stage4_kernel<T><<<tiles, threads>>>((const T *)a->in, (T *)a->out, a->count, a->n,
-                                                 a->threshold, a->status, tiles);
+    compact_stage4_kernel<T><<<tiles, threads, smem>>>((const T *)a->in, (T *)a->out, a->count,
+                                                       a->n, a->threshold, a->status, tiles);
 }
 
 static void compact_stage4(const struct args *a, int block)
@@ -279,6 +328,6 @@ const struct stage compact_stages[] = {
     {"1", "flag, library scan, scatter (3 kernels)", compact_stage1},
     {"2", "per tile: count, scan the counts, scatter", compact_stage2},
     {"3", "ballots, one atomic a chunk (unordered)", compact_stage3},
-    {"4", "single pass in order: ballots, look-back", compact_stage4},
+    {"4", "ordered single pass: look-back, staging", compact_stage4},
     {NULL, NULL, NULL},
 };

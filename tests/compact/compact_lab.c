@@ -194,6 +194,14 @@ static long long tile_with(const struct problem *p, long long d)
     return -1;
 }
 
+/* How many places past n the last tile of stages 2 and 4 (stage 3: the
+ * last warp chunk) covers: what its loads read as 0. */
+static size_t places_past_n(const struct problem *p, const struct stage *s)
+{
+    size_t step = strcmp(s->id, "3") == 0 ? 32 * ITEMS : tile_size(p->block);
+    return (p->n + step - 1) / step * step - p->n;
+}
+
 static const char *count_hint(const struct problem *p, const struct stage *s,
                               const struct mismatch *m)
 {
@@ -208,6 +216,14 @@ static const char *count_hint(const struct problem *p, const struct stage *s,
     if (d == -1 && kept(p, in, p->n - 1) && strcmp(s->id, "1") == 0)
         return "the count is one short and the last value is kept: the exclusive scan at the "
                "last value counts the kept values before it, not the value itself";
+    if (strcmp(s->id, "1") != 0 && ints(p) && d > 0 && (size_t)d == places_past_n(p, s)) {
+        snprintf(hint, sizeof hint,
+                 "the count is %lld over, as many as the places past n in the last %s: values "
+                 "past n were counted as kept (read as 0, they pass the test: 0 is even). A "
+                 "value past n is never kept",
+                 d, strcmp(s->id, "3") == 0 ? "warp chunk" : "tile");
+        return hint;
+    }
     if ((strcmp(s->id, "2") == 0 || strcmp(s->id, "4") == 0) &&
         (t = tile_with(p, d < 0 ? -d : d)) >= 0) {
         snprintf(hint, sizeof hint,
@@ -221,10 +237,17 @@ static const char *count_hint(const struct problem *p, const struct stage *s,
     return NULL;
 }
 
+/* The lane that held input value i: stages 2 and 3 give a lane one value a
+ * round of 32, stage 4 four consecutive values a round of 128. */
+static size_t lane_of(const struct stage *s, size_t i)
+{
+    return strcmp(s->id, "4") == 0 ? i % 128 / 4 : i % 32;
+}
+
 /* How many of the kept values missing from out[0..count) come from lane 0
- * or lane 31 of a warp (input index % 32), and how many are missing. */
-static void missing_at_edges(const struct problem *p, const struct buffer *b, size_t *edge,
-                             size_t *missing)
+ * or lane 31 of a warp, and how many are missing. */
+static void missing_at_edges(const struct problem *p, const struct stage *s,
+                             const struct buffer *b, size_t *edge, size_t *missing)
 {
     size_t k = b->compared;
     const uint32_t *ref = b->host;
@@ -247,7 +270,7 @@ static void missing_at_edges(const struct problem *p, const struct buffer *b, si
                 hi = mid;
         }
         bool there = lo < p->n && key_of(index[lo]) == ref[i];
-        size_t lane = there ? at_of(index[lo]) % 32 : 1;
+        size_t lane = there ? lane_of(s, at_of(index[lo])) : 1;
         *edge += lane == 0 || lane == 31;
         (*missing)++;
     }
@@ -268,8 +291,8 @@ static bool only_order_wrong(const struct buffer *b)
 }
 
 /* With the count right, what do the wrong places say? */
-static const char *place_hint(const struct problem *p, const struct buffer *b,
-                              const struct mismatch *m)
+static const char *place_hint(const struct problem *p, const struct stage *s,
+                              const struct buffer *b, const struct mismatch *m)
 {
     const uint32_t *got = b->got, *want = b->host;
     size_t shifted = 0, edge, missing;
@@ -279,7 +302,7 @@ static const char *place_hint(const struct problem *p, const struct buffer *b,
         return "most wrong places hold the kept value meant for the place before: a value's "
                "rank must count the kept lanes below it, not itself: (1u << lane) - 1 selects "
                "them, and lane 0 has none";
-    missing_at_edges(p, b, &edge, &missing);
+    missing_at_edges(p, s, b, &edge, &missing);
     if (missing > 0 && edge == missing)
         return "the kept values missing from out all come from lane 0 or lane 31 of a warp: "
                "check the lanes-below mask at the warp's edges (lane 0: (1u << 0) - 1 = 0; a "
@@ -304,7 +327,7 @@ static const char *compact_hint(const struct problem *p, const struct stage *s,
                    : "every kept value is there, but not in the input's order: a value's place "
                      "must count every kept value before it in the input, across rounds, "
                      "threads and tiles, not only in its own warp";
-    return place_hint(p, b, m);
+    return place_hint(p, s, b, m);
 }
 
 /* Stage 1 runs BLOCK as given; the others whole warps (tile_threads). */
