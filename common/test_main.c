@@ -570,8 +570,12 @@ static void header(void)
                why);
         setenv("WORKBOOK_NO_GPU", why, 1);
     } else if (gpu_emulated()) {
-        printf("  on the CPU emulation (EMU=1), sizes up to %s (2^24+17 on a GPU)\n",
+        printf("  on the CPU emulation (EMU=1), sizes up to %s (2^24+17 on a GPU)",
                LARGEST_TEST_SIZE_TEXT);
+        if (workbook_lab->emulated_all_variants_up_to)
+            printf("; above n = %zu, each size checks one variant, which the seed picks",
+                   workbook_lab->emulated_all_variants_up_to);
+        printf("\n");
     } else {
         printf("  on %s\n", why);
     }

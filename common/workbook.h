@@ -114,6 +114,10 @@ struct lab {
      * may write another (an unordered append, compared as a multiset); NULL
      * when every output is compared as written. */
     void (*normalize)(const struct problem *p, const struct stage *s, struct buffer *b);
+    /* Under the CPU emulation, sizes above this check one variant (the
+     * seed picks it; VARIANT= still picks one), so that a lab whose stages
+     * make many passes stays quick there; 0: every variant at every size. */
+    size_t emulated_all_variants_up_to;
     /* A lab-specific explanation of a wrong output, or NULL. */
     const char *(*hint)(const struct problem *p, const struct stage *s,
                         const struct buffer *b, const struct mismatch *m);

@@ -1,0 +1,39 @@
+/* radix.h: the data the radix lab's kernels are given. The tests build
+ * against this file: change the kernels, not it. */
+#ifndef RADIX_H
+#define RADIX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "workbook.h"
+
+struct args {
+    enum elem type;            /* U32, I32 or F32: the keys sort as numbers of this type */
+    bool pairs;                /* each key carries a value (values_in to values_out) */
+    const unsigned *keys_in;   /* n keys, as their 32-bit patterns */
+    const unsigned *values_in; /* n values, or NULL when !pairs */
+    unsigned *keys_out;        /* the keys, sorted ascending, equal keys in input order */
+    unsigned *values_out;      /* each key's value beside it, or NULL when !pairs */
+    size_t n;                  /* below 2^32: places are 32-bit */
+    /* scratch: */
+    unsigned *keys_tmp;        /* n: the other side of the passes' ping-pong */
+    unsigned *values_tmp;      /* n, or NULL when !pairs */
+    unsigned *flags;           /* stage 1: a flag a key; stages 2 and 3: a count a digit and tile */
+    unsigned *positions;       /* the scan of flags */
+};
+
+/* Stages 2 and 3 give each thread ITEMS keys; a tile is the keys of one
+ * block: tile_threads(BLOCK) threads, BLOCK rounded to whole warps between
+ * 32 and 1024, times ITEMS. */
+enum { ITEMS = 16 };
+static inline int tile_threads(int block)
+{
+    return block < 32 ? 32 : block > 1024 ? 1024 : block / 32 * 32;
+}
+
+/* radix.cu's stage table, and the library row (tests/radix) */
+LAB_EXPORT const struct stage radix_stages[];
+LAB_EXPORT const struct stage radix_library;
+
+#endif

@@ -1,0 +1,241 @@
+/* radix_lab.c: the radix lab as the tests and the driver see it: its
+ * inputs, its CPU reference (itself a radix sort) and the bugs it knows.
+ * Seven kinds of keys (uniform unsigned, 16 distinct, all equal, already
+ * sorted, reverse sorted, signed ints, floats of both signs with -0.0 and
+ * +0.0), each sorted alone and as pairs whose value is the key's index in
+ * the input, which makes stability checkable exactly. */
+#include "workbook.h"
+#include "radix.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum kind { UNIFORM, FEW, EQUAL, SORTED, REVERSE, SIGNED, FLOATS, KINDS };
+
+static const char *const radix_variants[] = {
+    "u32", "u32-few", "u32-equal", "u32-sorted", "u32-reverse", "i32", "f32",
+    "u32-pairs", "u32-few-pairs", "u32-equal-pairs", "u32-sorted-pairs", "u32-reverse-pairs",
+    "i32-pairs", "f32-pairs", NULL,
+};
+
+static enum kind kind_of(const struct problem *p) { return (enum kind)(p->variant % KINDS); }
+static bool pairs(const struct problem *p) { return p->variant >= KINDS; }
+static enum elem type_of(const struct problem *p)
+{
+    return kind_of(p) == SIGNED ? I32 : kind_of(p) == FLOATS ? F32 : U32;
+}
+
+/* The CPU's twin of radix.cu's sortable. */
+static uint32_t sortable(uint32_t bits, enum elem type)
+{
+    if (type == I32)
+        return bits ^ 0x80000000u;
+    if (type == F32)
+        return bits ^ (bits >> 31 ? 0xffffffffu : 0x80000000u);
+    return bits;
+}
+
+static uint32_t random_word(uint64_t *state) { return (uint32_t)(rng_next(state) >> 32); }
+
+/* A finite float of either sign, its exponent anywhere from subnormal to
+ * the largest; one in 64 is -0.0 or +0.0. */
+static uint32_t random_float(uint64_t *state)
+{
+    uint32_t r = random_word(state), sign = r & 0x80000000u;
+    if (r % 64 == 0)
+        return sign;
+    uint32_t exponent = random_word(state) % 255; /* 255 would be inf or NaN */
+    return sign | exponent << 23 | (random_word(state) & 0x7fffffu);
+}
+
+static void fill_keys(const struct problem *p, uint32_t *k)
+{
+    uint64_t state = p->seed;
+    size_t n = p->n;
+    uint32_t few[16], one = random_word(&state);
+    for (int d = 0; d < 16; d++)
+        few[d] = random_word(&state);
+    for (size_t i = 0; i < n; i++) {
+        uint32_t rising = (uint32_t)((uint64_t)i * 0xffffffffu / (n > 1 ? n - 1 : 1));
+        switch (kind_of(p)) {
+        case FEW: k[i] = few[random_word(&state) % 16]; break;
+        case EQUAL: k[i] = one; break;
+        case SORTED: k[i] = rising; break;
+        case REVERSE: k[i] = ~rising; break;
+        case FLOATS: k[i] = random_float(&state); break;
+        default: k[i] = random_word(&state); break; /* UNIFORM, SIGNED */
+        }
+    }
+}
+
+static void radix_setup(struct problem *p)
+{
+    size_t n = p->n;
+    if (n > UINT_MAX)
+        die("N=%zu: radix places keys with 32-bit positions: choose N below 2^32", n);
+    /* floats are compared as their bit patterns, so that -0.0 is not +0.0 */
+    enum elem shown = type_of(p) == I32 ? I32 : U32;
+    struct buffer *keys_in = problem_add_input(p, "keys_in", shown, n);
+    struct buffer *keys_out = problem_add_output(p, "keys_out", shown, n, 0, 0);
+    struct args *a = p->args;
+    a->type = type_of(p);
+    a->pairs = pairs(p);
+    a->n = n;
+    fill_keys(p, keys_in->host);
+    a->keys_in = keys_in->dev;
+    a->keys_out = keys_out->dev;
+    a->keys_tmp = problem_add_scratch(p, "keys_tmp", U32, n)->dev;
+    if (a->pairs) {
+        struct buffer *values_in = problem_add_input(p, "values_in", U32, n);
+        for (size_t i = 0; i < n; i++)
+            ((uint32_t *)values_in->host)[i] = (uint32_t)i;
+        a->values_in = values_in->dev;
+        a->values_out = problem_add_output(p, "values_out", U32, n, 0, 0)->dev;
+        a->values_tmp = problem_add_scratch(p, "values_tmp", U32, n)->dev;
+    }
+    size_t tiles = n / (32 * ITEMS) + 1, counts = 256 * tiles > n ? 256 * tiles : n;
+    a->flags = problem_add_scratch(p, "flags", U32, counts)->dev;
+    a->positions = problem_add_scratch(p, "positions", U32, counts)->dev;
+    p->bytes = (a->pairs ? 16.0 : 8.0) * n; /* keys (and values) read once, written once */
+}
+
+/* An LSD radix sort on one core: four passes of a stable counting sort, a
+ * byte each, keys and values moving together. */
+static void radix_reference(struct problem *p)
+{
+    size_t n = p->n;
+    const uint32_t *keys_in = problem_buffer(p, "keys_in")->host;
+    uint32_t *keys = problem_buffer(p, "keys_out")->host;
+    uint32_t *values = pairs(p) ? problem_buffer(p, "values_out")->host : NULL;
+    uint32_t *spare_keys = malloc((n ? n : 1) * sizeof *spare_keys);
+    uint32_t *spare_values = malloc((n ? n : 1) * sizeof *spare_values);
+    if (!spare_keys || !spare_values)
+        die("out of host memory");
+    enum elem type = type_of(p);
+    memcpy(keys, keys_in, n * sizeof *keys);
+    for (size_t i = 0; values && i < n; i++)
+        values[i] = (uint32_t)i;
+    for (int shift = 0; shift < 32; shift += 8) {
+        size_t start[256] = {0};
+        for (size_t i = 0; i < n; i++)
+            start[sortable(keys[i], type) >> shift & 255]++;
+        for (size_t d = 0, sum = 0; d < 256; d++) {
+            size_t c = start[d];
+            start[d] = sum;
+            sum += c;
+        }
+        for (size_t i = 0; i < n; i++) {
+            size_t to = start[sortable(keys[i], type) >> shift & 255]++;
+            spare_keys[to] = keys[i];
+            if (values)
+                spare_values[to] = values[i];
+        }
+        memcpy(keys, spare_keys, n * sizeof *keys);
+        if (values)
+            memcpy(values, spare_values, n * sizeof *values);
+    }
+    free(spare_keys), free(spare_values);
+}
+
+/* ---- the bugs this lab knows -------------------------------------------- */
+
+static int by_value(const void *x, const void *y)
+{
+    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+    return (a > b) - (a < b);
+}
+
+/* Do got and want hold the same keys, as often? */
+static bool same_keys(const uint32_t *got, const uint32_t *want, size_t n)
+{
+    uint32_t *g = malloc((n ? n : 1) * sizeof *g), *w = malloc((n ? n : 1) * sizeof *w);
+    if (!g || !w)
+        die("out of host memory");
+    memcpy(g, got, n * sizeof *g), memcpy(w, want, n * sizeof *w);
+    qsort(g, n, sizeof *g, by_value), qsort(w, n, sizeof *w, by_value);
+    bool same = memcmp(g, w, n * sizeof *g) == 0;
+    free(g), free(w);
+    return same;
+}
+
+/* Are keys[0..n) in order on their lowest `bits` bits (as order reads them)? */
+static bool sorted_on(const uint32_t *keys, size_t n, int bits,
+                      uint32_t (*order)(uint32_t, enum elem), enum elem type)
+{
+    uint32_t mask = bits == 32 ? 0xffffffffu : (1u << bits) - 1;
+    for (size_t i = 1; i < n; i++)
+        if ((order(keys[i - 1], type) & mask) > (order(keys[i], type) & mask))
+            return false;
+    return true;
+}
+
+static uint32_t raw(uint32_t bits, enum elem type)
+{
+    (void)type;
+    return bits;
+}
+
+static const char *keys_hint(const struct problem *p, const struct buffer *b)
+{
+    static char hint[320];
+    const uint32_t *got = b->got, *want = b->host;
+    enum elem type = type_of(p);
+    if (!same_keys(got, want, p->n))
+        return "some keys are missing and others are there twice: two keys were given the "
+               "same place in some pass; check each key's place (its digit's start, plus the "
+               "keys of the same digit before it), at tile and block boundaries too";
+    if (type != U32 && sorted_on(got, p->n, 32, raw, type))
+        return "the keys are sorted as unsigned numbers: negative ones come after the "
+               "positive ones. The digits must come from sortable(key, type), which flips "
+               "the bits that make unsigned order the type's order";
+    int bits = 31;
+    while (bits > 0 && !sorted_on(got, p->n, bits, sortable, type))
+        bits--;
+    if (bits >= 4) {
+        snprintf(hint, sizeof hint,
+                 "the keys are in order on their lowest %d bits but not on the bits above: "
+                 "the passes on the high digits were left out or did not take effect (the "
+                 "last pass must write keys_out)",
+                 bits);
+        return hint;
+    }
+    return NULL;
+}
+
+static const char *radix_hint(const struct problem *p, const struct stage *s,
+                              const struct buffer *b, const struct mismatch *m)
+{
+    (void)s, (void)m;
+    if (strcmp(b->name, "keys_out") == 0)
+        return keys_hint(p, b);
+    /* the keys were right (they are compared first), the values not */
+    return "the keys are right but their values are not: equal keys left their input order "
+           "(each pass must be stable: a key goes after every key of its digit that came "
+           "before it), or the values did not move with their keys";
+}
+
+/* Stage 1 runs BLOCK as given; the others whole warps (tile_threads). */
+static int radix_threads(const struct stage *s, int block)
+{
+    return strcmp(s->id, "1") == 0 ? block : tile_threads(block);
+}
+
+const struct lab radix_lab = {
+    .name = "radix",
+    .operation = "the keys sorted ascending, stably (pairs: each key's value with it)",
+    .stages = radix_stages,
+    .variants = radix_variants,
+    .library = &radix_library,
+    .sweep_stage = "2",
+    .threads = radix_threads,
+    .args_size = sizeof(struct args),
+    .setup = radix_setup,
+    .reference = radix_reference,
+    .hint = radix_hint,
+    /* stage 1's 96 kernels a sort, on the CPU: above 2^17 keys one variant */
+    .emulated_all_variants_up_to = 1 << 17,
+};
+
+const struct lab *const workbook_lab = &radix_lab;
