@@ -27,13 +27,16 @@ static enum elem type_of(const struct problem *p)
     return kind_of(p) == SIGNED ? I32 : kind_of(p) == FLOATS ? F32 : U32;
 }
 
-/* The CPU's twin of radix.cu's sortable. */
+/* The CPU's twin of radix.cu's sortable (-0.0 sorts as +0.0, as in CUB). */
 static uint32_t sortable(uint32_t bits, enum elem type)
 {
     if (type == I32)
         return bits ^ 0x80000000u;
-    if (type == F32)
+    if (type == F32) {
+        if (bits == 0x80000000u)
+            bits = 0;
         return bits ^ (bits >> 31 ? 0xffffffffu : 0x80000000u);
+    }
     return bits;
 }
 
