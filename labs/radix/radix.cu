@@ -112,38 +112,13 @@ static void radix_stage1(const struct args *a, int block)
 
 /* ---- stage 2 ------------------------------------------------------------ */
 
-/* Stage 2 sorts on 4-bit digits, 8 passes. Warp w of a tile owns the chunk
- * of 32 * ITEMS keys from chunk = (tile * blockDim.x + w * 32) * ITEMS, read
- * in rounds: in round k lane L has key chunk + 32 * k + L (coalesced), so
- * the order of (warp, round, lane) is the keys' input order. */
+/* Stage 2 sorts on 4-bit digits: 8 passes, each reading a tile's keys in
+ * rounds (in round k, thread t has key base + k * blockDim.x + t). */
 enum { DIGITS2 = 16 };
 
 __device__ unsigned digit_of(unsigned key, enum elem type, int shift, unsigned digits)
 {
     return sortable(key, type) >> shift & (digits - 1);
-}
-
-/* Ranks a warp's chunk by digit. In every lane: digits[k] and the key's
- * place among the chunk's keys of its digit (ranks[k]); and in counts[d]
- * (the warp's own row of shared memory, cleared by the caller), how many of
- * the chunk's keys have digit d. Keys past n get digit DIGITS2 and no rank.
- * __match_any_sync names the lanes holding the same digit (its peers). */
-__device__ void rank_chunk(const unsigned *keys, size_t chunk, size_t n, int shift,
-                           enum elem type, unsigned *counts, unsigned (&digits)[ITEMS],
-                           unsigned (&ranks)[ITEMS])
-{
-    /* TODO stage 2 ----------------------------------------------------------
-     * Goal: for each round k: digits[k] = the digit of key chunk + 32k + lane
-     *       (digit_of(key, type, shift, DIGITS2)); peers =
-     *       __match_any_sync(FULL_WARP, digits[k]); the key's rank is
-     *       counts[d] (its digit's keys in the rounds before) plus its peers
-     *       below its lane; then one lane of the peers, the lowest, adds
-     *       their number to counts[d].
-     * Keep: every lane runs every round's __match_any_sync, past n or not.
-     *       Every lane reads counts[d] before any lane adds to it
-     *       (__syncwarp between, and after).
-     * Hint: load all the round's digits first: the loads then overlap.
-     */
 }
 
 __global__ void radix_stage2_count_kernel(const unsigned *__restrict__ keys,
@@ -152,14 +127,15 @@ __global__ void radix_stage2_count_kernel(const unsigned *__restrict__ keys,
 {
     /* TODO stage 2 ----------------------------------------------------------
      * Goal: counts[d * gridDim.x + blockIdx.x] = how many keys of this
-     *       block's tile have digit d, for the 16 digits: the table
-     *       digit-major, so that its scan puts every tile's 0s before any
-     *       tile's 1s. Each warp counts its chunk with rank_chunk into its
-     *       own row of a __shared__ unsigned [32][DIGITS2]; then 16 threads
-     *       add up a digit's column each.
-     * Keep: clear the rows before rank_chunk adds to them, and let every
-     *       warp finish before the columns are added.
-     * Hint: the chunk of warp w: (blockIdx.x * blockDim.x + w * 32) * ITEMS.
+     *       block's tile have digit d (digit_of(key, type, shift, DIGITS2)),
+     *       for the 16 digits: the table digit-major, so that its scan puts
+     *       every tile's 0s before any tile's 1s. The tile starts at
+     *       blockIdx.x * blockDim.x * ITEMS; a thread counts ITEMS keys, one
+     *       a round.
+     * Keep: keys past n are not counted. Clear the shared counts before
+     *       anyone adds to them, and let everyone finish before they are
+     *       written out.
+     * Hint: atomicAdd on a __shared__ unsigned[16].
      */
 }
 
@@ -169,15 +145,20 @@ __global__ void radix_stage2_scatter_kernel(struct pass s, const unsigned *__res
     /* TODO stage 2 ----------------------------------------------------------
      * Goal: move the tile's keys (and values) to their places, stably. A key
      *       with digit d goes to starts[d * gridDim.x + blockIdx.x] (the
-     *       scanned table), plus the tile's keys of digit d before it: those
-     *       of the warps before its own, then its rank in its chunk. Rank
-     *       each warp's chunk as the count did, then let 16 threads turn each
-     *       digit's column of counts into each warp's start (an exclusive
-     *       scan down the column), then move every key.
-     * Keep: keys past n move nothing. A barrier wherever a thread reads
-     *       what another wrote to shared memory.
-     * Hint: rank_chunk hands back each key's digit and rank; the keys are
-     *       read again when they move (they are in L1 or L2 by then).
+     *       scanned table), plus the tile's keys of digit d before it. Round
+     *       by round: __match_any_sync(FULL_WARP, d) names the lanes of the
+     *       warp with the same digit, and those below you are your rank in
+     *       the warp; the lowest of them puts their count in
+     *       warp_counts[warp][d]. Then 16 threads, one a digit, turn their
+     *       column into each warp's start (the digit's keys of earlier
+     *       rounds and earlier warps) and move the digit's running count on.
+     * Keep: lanes past n take part in __match_any_sync with a digit no key
+     *       has (DIGITS2) and move nothing. A barrier wherever a thread reads
+     *       what another wrote to shared memory, and before warp_counts is
+     *       cleared for the next round.
+     * Hint: __shared__ unsigned warp_counts[32][DIGITS2], and a running
+     *       count a digit. The lowest lane of a group is the one with no
+     *       peers below it: (peers & lanes_below) == 0.
      */
 }
 

@@ -125,54 +125,13 @@ static void radix_stage1(const struct args *a, int block)
 
 /* ---- stage 2 ------------------------------------------------------------ */
 
-/* Stage 2 sorts on 4-bit digits, 8 passes. Warp w of a tile owns the chunk
- * of 32 * ITEMS keys from chunk = (tile * blockDim.x + w * 32) * ITEMS, read
- * in rounds: in round k lane L has key chunk + 32 * k + L (coalesced), so
- * the order of (warp, round, lane) is the keys' input order. */
+/* Stage 2 sorts on 4-bit digits: 8 passes, each reading a tile's keys in
+ * rounds (in round k, thread t has key base + k * blockDim.x + t). */
 enum { DIGITS2 = 16 };
 
 __device__ unsigned digit_of(unsigned key, enum elem type, int shift, unsigned digits)
 {
     return sortable(key, type) >> shift & (digits - 1);
-}
-
-/* Ranks a warp's chunk by digit. In every lane: digits[k] and the key's
- * place among the chunk's keys of its digit (ranks[k]); and in counts[d]
- * (the warp's own row of shared memory, cleared by the caller), how many of
- * the chunk's keys have digit d. Keys past n get digit DIGITS2 and no rank.
- * __match_any_sync names the lanes holding the same digit (its peers). */
-__device__ void rank_chunk(const unsigned *keys, size_t chunk, size_t n, int shift,
-                           enum elem type, unsigned *counts, unsigned (&digits)[ITEMS],
-                           unsigned (&ranks)[ITEMS])
-{
-    /* STUDENT stage 2 -------------------------------------------------------
-     * Goal: for each round k: digits[k] = the digit of key chunk + 32k + lane
-     *       (digit_of(key, type, shift, DIGITS2)); peers =
-     *       __match_any_sync(FULL_WARP, digits[k]); the key's rank is
-     *       counts[d] (its digit's keys in the rounds before) plus its peers
-     *       below its lane; then one lane of the peers, the lowest, adds
-     *       their number to counts[d].
-     * Keep: every lane runs every round's __match_any_sync, past n or not.
-     *       Every lane reads counts[d] before any lane adds to it
-     *       (__syncwarp between, and after).
-     * Hint: load all the round's digits first: the loads then overlap.
-     */
-    unsigned lane = threadIdx.x % 32, below = (1u << lane) - 1;
-    for (int k = 0; k < ITEMS; k++) {
-        size_t i = chunk + 32 * k + lane;
-        digits[k] = i < n ? digit_of(keys[i], type, shift, DIGITS2) : (unsigned)DIGITS2;
-    }
-    for (int k = 0; k < ITEMS; k++) {
-        unsigned d = digits[k], peers = __match_any_sync(FULL_WARP, d);
-        bool leader = (peers & below) == 0;
-        if (d < DIGITS2)
-            ranks[k] = counts[d] + __popc(peers & below);
-        __syncwarp();
-        if (d < DIGITS2 && leader)
-            counts[d] += __popc(peers);
-        __syncwarp();
-    }
-    /* END STUDENT */
 }
 
 __global__ void radix_stage2_count_kernel(const unsigned *__restrict__ keys,
@@ -181,30 +140,29 @@ __global__ void radix_stage2_count_kernel(const unsigned *__restrict__ keys,
 {
     /* STUDENT stage 2 -------------------------------------------------------
      * Goal: counts[d * gridDim.x + blockIdx.x] = how many keys of this
-     *       block's tile have digit d, for the 16 digits: the table
-     *       digit-major, so that its scan puts every tile's 0s before any
-     *       tile's 1s. Each warp counts its chunk with rank_chunk into its
-     *       own row of a __shared__ unsigned [32][DIGITS2]; then 16 threads
-     *       add up a digit's column each.
-     * Keep: clear the rows before rank_chunk adds to them, and let every
-     *       warp finish before the columns are added.
-     * Hint: the chunk of warp w: (blockIdx.x * blockDim.x + w * 32) * ITEMS.
+     *       block's tile have digit d (digit_of(key, type, shift, DIGITS2)),
+     *       for the 16 digits: the table digit-major, so that its scan puts
+     *       every tile's 0s before any tile's 1s. The tile starts at
+     *       blockIdx.x * blockDim.x * ITEMS; a thread counts ITEMS keys, one
+     *       a round.
+     * Keep: keys past n are not counted. Clear the shared counts before
+     *       anyone adds to them, and let everyone finish before they are
+     *       written out.
+     * Hint: atomicAdd on a __shared__ unsigned[16].
      */
-    __shared__ unsigned warp_counts[32][DIGITS2];
-    unsigned warp = threadIdx.x / 32, warps = blockDim.x / 32;
-    for (unsigned j = threadIdx.x; j < warps * DIGITS2; j += blockDim.x)
-        warp_counts[j / DIGITS2][j % DIGITS2] = 0;
+    __shared__ unsigned tile_counts[DIGITS2];
+    size_t base = blockIdx.x * (size_t)blockDim.x * ITEMS;
+    if (threadIdx.x < DIGITS2)
+        tile_counts[threadIdx.x] = 0;
     __syncthreads();
-    unsigned digits[ITEMS], ranks[ITEMS];
-    size_t chunk = (blockIdx.x * (size_t)blockDim.x + warp * 32) * ITEMS;
-    rank_chunk(keys, chunk, n, shift, type, warp_counts[warp], digits, ranks);
-    __syncthreads();
-    if (threadIdx.x < DIGITS2) {
-        unsigned sum = 0;
-        for (unsigned w = 0; w < warps; w++)
-            sum += warp_counts[w][threadIdx.x];
-        counts[threadIdx.x * gridDim.x + blockIdx.x] = sum;
+    for (int k = 0; k < ITEMS; k++) {
+        size_t i = base + (size_t)k * blockDim.x + threadIdx.x;
+        if (i < n)
+            atomicAdd(&tile_counts[digit_of(keys[i], type, shift, DIGITS2)], 1u);
     }
+    __syncthreads();
+    if (threadIdx.x < DIGITS2)
+        counts[threadIdx.x * gridDim.x + blockIdx.x] = tile_counts[threadIdx.x];
     /* END STUDENT */
 }
 
@@ -214,42 +172,57 @@ __global__ void radix_stage2_scatter_kernel(struct pass s, const unsigned *__res
     /* STUDENT stage 2 -------------------------------------------------------
      * Goal: move the tile's keys (and values) to their places, stably. A key
      *       with digit d goes to starts[d * gridDim.x + blockIdx.x] (the
-     *       scanned table), plus the tile's keys of digit d before it: those
-     *       of the warps before its own, then its rank in its chunk. Rank
-     *       each warp's chunk as the count did, then let 16 threads turn each
-     *       digit's column of counts into each warp's start (an exclusive
-     *       scan down the column), then move every key.
-     * Keep: keys past n move nothing. A barrier wherever a thread reads
-     *       what another wrote to shared memory.
-     * Hint: rank_chunk hands back each key's digit and rank; the keys are
-     *       read again when they move (they are in L1 or L2 by then).
+     *       scanned table), plus the tile's keys of digit d before it. Round
+     *       by round: __match_any_sync(FULL_WARP, d) names the lanes of the
+     *       warp with the same digit, and those below you are your rank in
+     *       the warp; the lowest of them puts their count in
+     *       warp_counts[warp][d]. Then 16 threads, one a digit, turn their
+     *       column into each warp's start (the digit's keys of earlier
+     *       rounds and earlier warps) and move the digit's running count on.
+     * Keep: lanes past n take part in __match_any_sync with a digit no key
+     *       has (DIGITS2) and move nothing. A barrier wherever a thread reads
+     *       what another wrote to shared memory, and before warp_counts is
+     *       cleared for the next round.
+     * Hint: __shared__ unsigned warp_counts[32][DIGITS2], and a running
+     *       count a digit. The lowest lane of a group is the one with no
+     *       peers below it: (peers & lanes_below) == 0.
      */
     __shared__ unsigned warp_counts[32][DIGITS2];
+    __shared__ unsigned seen[DIGITS2]; /* the digit's keys in the rounds before */
     unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = blockDim.x / 32;
-    for (unsigned j = threadIdx.x; j < warps * DIGITS2; j += blockDim.x)
-        warp_counts[j / DIGITS2][j % DIGITS2] = 0;
-    __syncthreads();
-    unsigned digits[ITEMS], ranks[ITEMS];
-    size_t chunk = (blockIdx.x * (size_t)blockDim.x + warp * 32) * ITEMS;
-    rank_chunk(s.keys_from, chunk, n, shift, type, warp_counts[warp], digits, ranks);
-    __syncthreads();
-    if (threadIdx.x < DIGITS2) {
-        unsigned sum = starts[threadIdx.x * gridDim.x + blockIdx.x];
-        for (unsigned w = 0; w < warps; w++) {
-            unsigned c = warp_counts[w][threadIdx.x];
-            warp_counts[w][threadIdx.x] = sum;
-            sum += c;
-        }
-    }
-    __syncthreads();
+    unsigned below = (1u << lane) - 1;
+    size_t base = blockIdx.x * (size_t)blockDim.x * ITEMS;
+    if (threadIdx.x < DIGITS2)
+        seen[threadIdx.x] = 0;
     for (int k = 0; k < ITEMS; k++) {
-        size_t i = chunk + 32 * k + lane;
-        if (digits[k] < DIGITS2) {
-            size_t place = warp_counts[warp][digits[k]] + ranks[k];
-            s.keys_to[place] = s.keys_from[i];
+        for (unsigned j = threadIdx.x; j < warps * DIGITS2; j += blockDim.x)
+            warp_counts[j / DIGITS2][j % DIGITS2] = 0;
+        __syncthreads();
+        size_t i = base + (size_t)k * blockDim.x + threadIdx.x;
+        unsigned key = i < n ? s.keys_from[i] : 0;
+        unsigned d = i < n ? digit_of(key, type, shift, DIGITS2) : (unsigned)DIGITS2;
+        unsigned peers = __match_any_sync(FULL_WARP, d);
+        if (d < DIGITS2 && (peers & below) == 0)
+            warp_counts[warp][d] = __popc(peers);
+        __syncthreads();
+        if (threadIdx.x < DIGITS2) {
+            unsigned sum = seen[threadIdx.x];
+            for (unsigned w = 0; w < warps; w++) {
+                unsigned c = warp_counts[w][threadIdx.x];
+                warp_counts[w][threadIdx.x] = sum;
+                sum += c;
+            }
+            seen[threadIdx.x] = sum;
+        }
+        __syncthreads();
+        if (d < DIGITS2) {
+            size_t place = starts[d * gridDim.x + blockIdx.x] + warp_counts[warp][d] +
+                           __popc(peers & below);
+            s.keys_to[place] = key;
             if (s.values_from)
                 s.values_to[place] = s.values_from[i];
         }
+        __syncthreads();
     }
     /* END STUDENT */
 }
