@@ -121,16 +121,6 @@ __device__ unsigned digit_of(unsigned key, enum elem type, int shift, unsigned d
     return sortable(key, type) >> shift & (digits - 1);
 }
 
-/* In every lane: the lanes of the warp whose d is the same (its peers),
- * and its rank among them (the peers below it). A lane past n passes a
- * digit no key has (DIGITS2). */
-__device__ unsigned peers_of(unsigned d, unsigned *rank)
-{
-    unsigned peers = __match_any_sync(FULL_WARP, d);
-    *rank = __popc(peers & ((1u << threadIdx.x % 32) - 1));
-    return peers;
-}
-
 __global__ void radix_stage2_count_kernel(const unsigned *__restrict__ keys,
                                           unsigned *__restrict__ counts, size_t n, int shift,
                                           enum elem type)
@@ -140,24 +130,13 @@ __global__ void radix_stage2_count_kernel(const unsigned *__restrict__ keys,
      *       block's tile have digit d (digit_of(key, type, shift, DIGITS2)),
      *       for the 16 digits: the table digit-major, so that its scan puts
      *       every tile's 0s before any tile's 1s. The tile starts at
-     *       blockIdx.x * blockDim.x * ITEMS; a thread takes ITEMS keys, one a
-     *       round. Each warp counts into its own row of a __shared__
-     *       unsigned [32][DIGITS2]: in each round, the lowest of a digit's
-     *       peers (peers_of) adds their number. Then 16 threads add up a
-     *       digit's column each.
-     * Keep: every lane calls peers_of, past n or not. Clear the rows before
-     *       anyone adds to them, and let every warp finish before the
-     *       columns are added.
-     * Hint: one lane a digit and warp writes, so no atomics are needed.
+     *       blockIdx.x * blockDim.x * ITEMS; a thread counts ITEMS keys, one
+     *       a round.
+     * Keep: keys past n are not counted. Clear the shared counts before
+     *       anyone adds to them, and let everyone finish before they are
+     *       written out.
+     * Hint: atomicAdd on a __shared__ unsigned[16].
      */
-}
-
-/* Shared memory for stage 2's scatter: a count for every round, warp and
- * digit (the launcher sizes it). */
-__device__ unsigned *round_counts()
-{
-    extern __shared__ unsigned round_count_words[];
-    return round_count_words;
 }
 
 __global__ void radix_stage2_scatter_kernel(struct pass s, const unsigned *__restrict__ starts,
@@ -165,19 +144,21 @@ __global__ void radix_stage2_scatter_kernel(struct pass s, const unsigned *__res
 {
     /* TODO stage 2 ----------------------------------------------------------
      * Goal: move the tile's keys (and values) to their places, stably. A key
-     *       of digit d goes to starts[d * gridDim.x + blockIdx.x] (the
-     *       scanned table) plus the tile's keys of digit d before it: those
-     *       of the rounds before, of the warps before in its round, and its
-     *       peers below it (peers_of). First every round: each key's digit
-     *       and rank, and the lowest peer puts their number in
-     *       c[(k * warps + warp) * DIGITS2 + d] (c = round_counts(), cleared
-     *       first). Then 16 threads turn a digit's counts, in (round, warp)
-     *       order, into starts (an exclusive scan from the table's start).
-     *       Then every key moves.
-     * Keep: every lane calls peers_of, past n or not; keys past n move
-     *       nothing. A barrier wherever a thread reads what another wrote to
-     *       shared memory.
-     * Hint: keep each round's key, digit and rank in arrays of ITEMS.
+     *       with digit d goes to starts[d * gridDim.x + blockIdx.x] (the
+     *       scanned table), plus the tile's keys of digit d before it. Round
+     *       by round: __match_any_sync(FULL_WARP, d) names the lanes of the
+     *       warp with the same digit, and those below you are your rank in
+     *       the warp; the lowest of them puts their count in
+     *       warp_counts[warp][d]. Then 16 threads, one a digit, turn their
+     *       column into each warp's start (the digit's keys of earlier
+     *       rounds and earlier warps) and move the digit's running count on.
+     * Keep: lanes past n take part in __match_any_sync with a digit no key
+     *       has (DIGITS2) and move nothing. A barrier wherever a thread reads
+     *       what another wrote to shared memory, and before warp_counts is
+     *       cleared for the next round.
+     * Hint: __shared__ unsigned warp_counts[32][DIGITS2], and a running
+     *       count a digit. The lowest lane of a group is the one with no
+     *       peers below it: (peers & lanes_below) == 0.
      */
 }
 
@@ -188,14 +169,12 @@ static void radix_stage2(const struct args *a, int block)
         return;
     unsigned threads = (unsigned)tile_threads(block);
     unsigned tiles = (unsigned)ceil_div(a->n, (size_t)threads * ITEMS);
-    size_t smem = (size_t)ITEMS * (threads / 32) * DIGITS2 * sizeof(unsigned);
     for (int pass = 0; pass < 8; pass++) {
         struct pass s = pass_buffers(a, pass, 8);
         radix_stage2_count_kernel<<<tiles, threads>>>(s.keys_from, a->flags, a->n, 4 * pass,
                                                       a->type);
         exclusive_scan(a->flags, a->positions, (size_t)DIGITS2 * tiles);
-        radix_stage2_scatter_kernel<<<tiles, threads, smem>>>(s, a->positions, a->n, 4 * pass,
-                                                             a->type);
+        radix_stage2_scatter_kernel<<<tiles, threads>>>(s, a->positions, a->n, 4 * pass, a->type);
     }
 }
 

@@ -134,16 +134,6 @@ __device__ unsigned digit_of(unsigned key, enum elem type, int shift, unsigned d
     return sortable(key, type) >> shift & (digits - 1);
 }
 
-/* In every lane: the lanes of the warp whose d is the same (its peers),
- * and its rank among them (the peers below it). A lane past n passes a
- * digit no key has (DIGITS2). */
-__device__ unsigned peers_of(unsigned d, unsigned *rank)
-{
-    unsigned peers = __match_any_sync(FULL_WARP, d);
-    *rank = __popc(peers & ((1u << threadIdx.x % 32) - 1));
-    return peers;
-}
-
 __global__ void radix_stage2_count_kernel(const unsigned *__restrict__ keys,
                                           unsigned *__restrict__ counts, size_t n, int shift,
                                           enum elem type)
@@ -153,46 +143,27 @@ __global__ void radix_stage2_count_kernel(const unsigned *__restrict__ keys,
      *       block's tile have digit d (digit_of(key, type, shift, DIGITS2)),
      *       for the 16 digits: the table digit-major, so that its scan puts
      *       every tile's 0s before any tile's 1s. The tile starts at
-     *       blockIdx.x * blockDim.x * ITEMS; a thread takes ITEMS keys, one a
-     *       round. Each warp counts into its own row of a __shared__
-     *       unsigned [32][DIGITS2]: in each round, the lowest of a digit's
-     *       peers (peers_of) adds their number. Then 16 threads add up a
-     *       digit's column each.
-     * Keep: every lane calls peers_of, past n or not. Clear the rows before
-     *       anyone adds to them, and let every warp finish before the
-     *       columns are added.
-     * Hint: one lane a digit and warp writes, so no atomics are needed.
+     *       blockIdx.x * blockDim.x * ITEMS; a thread counts ITEMS keys, one
+     *       a round.
+     * Keep: keys past n are not counted. Clear the shared counts before
+     *       anyone adds to them, and let everyone finish before they are
+     *       written out.
+     * Hint: atomicAdd on a __shared__ unsigned[16].
      */
-    __shared__ unsigned warp_counts[32][DIGITS2];
-    unsigned warp = threadIdx.x / 32, warps = blockDim.x / 32;
+    __shared__ unsigned tile_counts[DIGITS2];
     size_t base = blockIdx.x * (size_t)blockDim.x * ITEMS;
-    for (unsigned j = threadIdx.x; j < warps * DIGITS2; j += blockDim.x)
-        warp_counts[j / DIGITS2][j % DIGITS2] = 0;
+    if (threadIdx.x < DIGITS2)
+        tile_counts[threadIdx.x] = 0;
     __syncthreads();
     for (int k = 0; k < ITEMS; k++) {
         size_t i = base + (size_t)k * blockDim.x + threadIdx.x;
-        unsigned d = i < n ? digit_of(keys[i], type, shift, DIGITS2) : (unsigned)DIGITS2, rank;
-        unsigned peers = peers_of(d, &rank);
-        if (d < DIGITS2 && rank == 0)
-            warp_counts[warp][d] += __popc(peers);
-        __syncwarp(); /* the next round's adder may be another lane */
+        if (i < n)
+            atomicAdd(&tile_counts[digit_of(keys[i], type, shift, DIGITS2)], 1u);
     }
     __syncthreads();
-    if (threadIdx.x < DIGITS2) {
-        unsigned sum = 0;
-        for (unsigned w = 0; w < warps; w++)
-            sum += warp_counts[w][threadIdx.x];
-        counts[threadIdx.x * gridDim.x + blockIdx.x] = sum;
-    }
+    if (threadIdx.x < DIGITS2)
+        counts[threadIdx.x * gridDim.x + blockIdx.x] = tile_counts[threadIdx.x];
     /* END STUDENT */
-}
-
-/* Shared memory for stage 2's scatter: a count for every round, warp and
- * digit (the launcher sizes it). */
-__device__ unsigned *round_counts()
-{
-    extern __shared__ unsigned round_count_words[];
-    return round_count_words;
 }
 
 __global__ void radix_stage2_scatter_kernel(struct pass s, const unsigned *__restrict__ starts,
@@ -200,53 +171,58 @@ __global__ void radix_stage2_scatter_kernel(struct pass s, const unsigned *__res
 {
     /* STUDENT stage 2 -------------------------------------------------------
      * Goal: move the tile's keys (and values) to their places, stably. A key
-     *       of digit d goes to starts[d * gridDim.x + blockIdx.x] (the
-     *       scanned table) plus the tile's keys of digit d before it: those
-     *       of the rounds before, of the warps before in its round, and its
-     *       peers below it (peers_of). First every round: each key's digit
-     *       and rank, and the lowest peer puts their number in
-     *       c[(k * warps + warp) * DIGITS2 + d] (c = round_counts(), cleared
-     *       first). Then 16 threads turn a digit's counts, in (round, warp)
-     *       order, into starts (an exclusive scan from the table's start).
-     *       Then every key moves.
-     * Keep: every lane calls peers_of, past n or not; keys past n move
-     *       nothing. A barrier wherever a thread reads what another wrote to
-     *       shared memory.
-     * Hint: keep each round's key, digit and rank in arrays of ITEMS.
+     *       with digit d goes to starts[d * gridDim.x + blockIdx.x] (the
+     *       scanned table), plus the tile's keys of digit d before it. Round
+     *       by round: __match_any_sync(FULL_WARP, d) names the lanes of the
+     *       warp with the same digit, and those below you are your rank in
+     *       the warp; the lowest of them puts their count in
+     *       warp_counts[warp][d]. Then 16 threads, one a digit, turn their
+     *       column into each warp's start (the digit's keys of earlier
+     *       rounds and earlier warps) and move the digit's running count on.
+     * Keep: lanes past n take part in __match_any_sync with a digit no key
+     *       has (DIGITS2) and move nothing. A barrier wherever a thread reads
+     *       what another wrote to shared memory, and before warp_counts is
+     *       cleared for the next round.
+     * Hint: __shared__ unsigned warp_counts[32][DIGITS2], and a running
+     *       count a digit. The lowest lane of a group is the one with no
+     *       peers below it: (peers & lanes_below) == 0.
      */
-    unsigned *c = round_counts();
-    unsigned warp = threadIdx.x / 32, warps = blockDim.x / 32, cells = ITEMS * warps * DIGITS2;
+    __shared__ unsigned warp_counts[32][DIGITS2];
+    __shared__ unsigned seen[DIGITS2]; /* the digit's keys in the rounds before */
+    unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = blockDim.x / 32;
+    unsigned below = (1u << lane) - 1;
     size_t base = blockIdx.x * (size_t)blockDim.x * ITEMS;
-    for (unsigned j = threadIdx.x; j < cells; j += blockDim.x)
-        c[j] = 0;
-    __syncthreads();
-    unsigned keys[ITEMS], digits[ITEMS], ranks[ITEMS];
+    if (threadIdx.x < DIGITS2)
+        seen[threadIdx.x] = 0;
     for (int k = 0; k < ITEMS; k++) {
+        for (unsigned j = threadIdx.x; j < warps * DIGITS2; j += blockDim.x)
+            warp_counts[j / DIGITS2][j % DIGITS2] = 0;
+        __syncthreads();
         size_t i = base + (size_t)k * blockDim.x + threadIdx.x;
-        keys[k] = i < n ? s.keys_from[i] : 0;
-        digits[k] = i < n ? digit_of(keys[k], type, shift, DIGITS2) : (unsigned)DIGITS2;
-        unsigned peers = peers_of(digits[k], &ranks[k]);
-        if (digits[k] < DIGITS2 && ranks[k] == 0)
-            c[(k * warps + warp) * DIGITS2 + digits[k]] = __popc(peers);
-    }
-    __syncthreads();
-    if (threadIdx.x < DIGITS2) {
-        unsigned sum = starts[threadIdx.x * gridDim.x + blockIdx.x];
-        for (unsigned j = threadIdx.x; j < cells; j += DIGITS2) {
-            unsigned count = c[j];
-            c[j] = sum;
-            sum += count;
+        unsigned key = i < n ? s.keys_from[i] : 0;
+        unsigned d = i < n ? digit_of(key, type, shift, DIGITS2) : (unsigned)DIGITS2;
+        unsigned peers = __match_any_sync(FULL_WARP, d);
+        if (d < DIGITS2 && (peers & below) == 0)
+            warp_counts[warp][d] = __popc(peers);
+        __syncthreads();
+        if (threadIdx.x < DIGITS2) {
+            unsigned sum = seen[threadIdx.x];
+            for (unsigned w = 0; w < warps; w++) {
+                unsigned c = warp_counts[w][threadIdx.x];
+                warp_counts[w][threadIdx.x] = sum;
+                sum += c;
+            }
+            seen[threadIdx.x] = sum;
         }
-    }
-    __syncthreads();
-    for (int k = 0; k < ITEMS; k++) {
-        size_t i = base + (size_t)k * blockDim.x + threadIdx.x;
-        if (digits[k] < DIGITS2) {
-            size_t place = c[(k * warps + warp) * DIGITS2 + digits[k]] + ranks[k];
-            s.keys_to[place] = keys[k];
+        __syncthreads();
+        if (d < DIGITS2) {
+            size_t place = starts[d * gridDim.x + blockIdx.x] + warp_counts[warp][d] +
+                           __popc(peers & below);
+            s.keys_to[place] = key;
             if (s.values_from)
                 s.values_to[place] = s.values_from[i];
         }
+        __syncthreads();
     }
     /* END STUDENT */
 }
@@ -258,14 +234,12 @@ static void radix_stage2(const struct args *a, int block)
         return;
     unsigned threads = (unsigned)tile_threads(block);
     unsigned tiles = (unsigned)ceil_div(a->n, (size_t)threads * ITEMS);
-    size_t smem = (size_t)ITEMS * (threads / 32) * DIGITS2 * sizeof(unsigned);
     for (int pass = 0; pass < 8; pass++) {
         struct pass s = pass_buffers(a, pass, 8);
         radix_stage2_count_kernel<<<tiles, threads>>>(s.keys_from, a->flags, a->n, 4 * pass,
                                                       a->type);
         exclusive_scan(a->flags, a->positions, (size_t)DIGITS2 * tiles);
-        radix_stage2_scatter_kernel<<<tiles, threads, smem>>>(s, a->positions, a->n, 4 * pass,
-                                                             a->type);
+        radix_stage2_scatter_kernel<<<tiles, threads>>>(s, a->positions, a->n, 4 * pass, a->type);
     }
 }
 
