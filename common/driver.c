@@ -245,6 +245,25 @@ static const struct column run_columns[] = {
     {"vs prev", 7, false}, {"vs CPU", 7, false}, {"vs CPU+", 8, false},
     {NULL, 0, false}};
 
+/* The same with a rate after the time, for a lab that names its items
+ * (lab->items: "keys" gives Gkeys/s). */
+enum { RATE_COLUMN = 4 };
+static char rate_title[CELL];
+static const struct column run_columns_rate[] = {
+    {"stage", -6, false},  {"idea", -42, false}, {"check", -5, true},
+    {"time ms", 9, false}, {rate_title, 8, false}, {"GB/s", 7, false},
+    {"% copy", 6, false},  {"vs prev", 7, false}, {"vs CPU", 7, false},
+    {"vs CPU+", 8, false}, {NULL, 0, false}};
+static const struct column *table_columns = run_columns;
+
+/* The run table's columns for this lab, chosen once before it is printed. */
+static void choose_columns(const struct lab *lab)
+{
+    table_columns = lab->items ? run_columns_rate : run_columns;
+    if (lab->items)
+        snprintf(rate_title, sizeof rate_title, "G%s/s", lab->items);
+}
+
 static const struct column sweep_columns[] = {
     {"block", 6, false},   {"warps", 6, false},      {"lanes used", 10, false},
     {"threads/SM", 13, false}, {"time ms", 9, false}, {"GB/s", 7, false},
@@ -298,22 +317,27 @@ static const char *times(char *text, double x)
 /* One row of the run table; a figure left 0 shows as "-". */
 struct row {
     const char *stage, *idea, *check, *colour;
-    double ms, gbps, share, vs_prev, vs_cpu, vs_cpu_plus;
+    double ms, rate, gbps, share, vs_prev, vs_cpu, vs_cpu_plus; /* rate: G items/s */
 };
 
 static void print_row(const struct row *r)
 {
-    char text[6][CELL];
-    const char *cells[] = {r->stage,
-                           r->idea,
-                           r->check,
-                           r->ms > 0 ? cell(text[0], "%.4f", r->ms) : "-",
-                           r->gbps > 0 ? cell(text[1], "%.1f", r->gbps) : "-",
-                           r->share > 0 ? cell(text[2], "%.1f%%", r->share) : "-",
-                           times(text[3], r->vs_prev),
-                           times(text[4], r->vs_cpu),
-                           times(text[5], r->vs_cpu_plus)};
-    print_cells(run_columns, cells, r->colour);
+    char text[7][CELL];
+    const char *cells[11] = {r->stage,
+                             r->idea,
+                             r->check,
+                             r->ms > 0 ? cell(text[0], "%.4f", r->ms) : "-",
+                             r->gbps > 0 ? cell(text[1], "%.1f", r->gbps) : "-",
+                             r->share > 0 ? cell(text[2], "%.1f%%", r->share) : "-",
+                             times(text[3], r->vs_prev),
+                             times(text[4], r->vs_cpu),
+                             times(text[5], r->vs_cpu_plus)};
+    if (table_columns == run_columns_rate) {
+        memmove(&cells[RATE_COLUMN + 1], &cells[RATE_COLUMN],
+                (9 - RATE_COLUMN) * sizeof cells[0]);
+        cells[RATE_COLUMN] = r->rate > 0 ? cell(text[6], "%.2f", r->rate) : "-";
+    }
+    print_cells(table_columns, cells, r->colour);
 }
 
 /* ---- the run table -------------------------------------------------------- */
@@ -351,7 +375,8 @@ static double time_stage_row(struct problem *p, const struct stage *s, const cha
                                 .ms = ms});
     else
         print_row(&(struct row){.stage = label, .idea = s->idea, .check = "ok", .colour = GREEN,
-                                .ms = ms, .gbps = gbps, .share = 100 * gbps / t->copy_gbps,
+                                .ms = ms, .rate = p->n / ms / 1e6, .gbps = gbps,
+                                .share = 100 * gbps / t->copy_gbps,
                                 .vs_prev = prev_ms / ms, .vs_cpu = t->cpu_ms / ms,
                                 .vs_cpu_plus = t->cpu_ms / (ms + copies)});
     return ms;
@@ -379,7 +404,10 @@ static void print_table_intro(const struct problem *p, const struct timing *t)
     printf("n = %zu, seed %llu, block %d, source %s\n", p->n, (unsigned long long)p->seed,
            p->block, LAB_SOURCE);
     printf("GPU: %s\n", gpu_description());
-    printf("CPU reference: %.3f ms (one core, median of %d)\n", t->cpu_ms, t->cpu_reps);
+    const char *how = p->lab->reference_name;
+    printf("CPU reference%s%s%s: %.3f ms (one core, median of %d)\n", how ? " (" : "",
+           how ? how : "", how ? ")" : "", t->cpu_ms, t->cpu_reps);
+    choose_columns(p->lab);
     printf("GPU times: median of %d runs after %d warm-up runs, CUDA events. GB/s: bytes that "
            "must move / time.\n",
            t->reps, t->warmup);
@@ -395,7 +423,7 @@ static void print_table_intro(const struct problem *p, const struct timing *t)
 static void print_table_heading(const struct timing *t)
 {
     bool emu = gpu_emulated();
-    print_header(run_columns);
+    print_header(table_columns);
     print_row(&(struct row){.stage = "copy", .idea = "cudaMemcpy device to device (roofline)",
                             .check = "-", .ms = t->copy_ms, .gbps = emu ? 0 : t->copy_gbps,
                             .share = emu ? 0 : 100});
@@ -426,7 +454,7 @@ static void run_stages(struct problem *p, const struct timing *t, const char *fi
 
 static void print_table_end(const struct lab *lab, const struct outcome *o)
 {
-    print_rule(run_columns);
+    print_rule(table_columns);
     if (!gpu_healthy())
         printf("(a stage left the GPU context unusable: the stages after it could not run in "
                "this process)\n");

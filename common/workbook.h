@@ -114,6 +114,12 @@ struct lab {
      * may write another (an unordered append, compared as a multiset); NULL
      * when every output is compared as written. */
     void (*normalize)(const struct problem *p, const struct stage *s, struct buffer *b);
+    /* What n counts, when a rate says more than bandwidth ("keys": the run
+     * table shows Gkeys/s beside the time); NULL for no rate column. */
+    const char *items;
+    /* The CPU reference's method, named in the run table ("LSD radix sort,
+     * 8-bit digits"); NULL to leave it unnamed. */
+    const char *reference_name;
     /* Under the CPU emulation, sizes above this check one variant (the
      * seed picks it; VARIANT= still picks one), so that a lab whose stages
      * make many passes stays quick there; 0: every variant at every size. */

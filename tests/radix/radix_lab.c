@@ -180,11 +180,15 @@ static uint32_t raw(uint32_t bits, enum elem type)
     return bits;
 }
 
-static const char *keys_hint(const struct problem *p, const struct buffer *b)
+static const char *keys_hint(const struct problem *p, const struct buffer *b,
+                             const struct mismatch *m)
 {
     static char hint[320];
     const uint32_t *got = b->got, *want = b->host;
     enum elem type = type_of(p);
+    if (m->unwritten == p->n)
+        return "keys_out was never written: the last pass must write it (pass_buffers says "
+               "where each pass reads and writes; a sort of P passes runs all P)";
     if (!same_keys(got, want, p->n))
         return "some keys are missing and others are there twice: two keys were given the "
                "same place in some pass; check each key's place (its digit's start, plus the "
@@ -210,9 +214,9 @@ static const char *keys_hint(const struct problem *p, const struct buffer *b)
 static const char *radix_hint(const struct problem *p, const struct stage *s,
                               const struct buffer *b, const struct mismatch *m)
 {
-    (void)s, (void)m;
+    (void)s;
     if (strcmp(b->name, "keys_out") == 0)
-        return keys_hint(p, b);
+        return keys_hint(p, b, m);
     /* the keys were right (they are compared first), the values not */
     return "the keys are right but their values are not: equal keys left their input order "
            "(each pass must be stable: a key goes after every key of its digit that came "
@@ -237,6 +241,8 @@ const struct lab radix_lab = {
     .setup = radix_setup,
     .reference = radix_reference,
     .hint = radix_hint,
+    .items = "keys",
+    .reference_name = "LSD radix sort, 8-bit digits",
     /* stage 1's 96 kernels a sort, on the CPU: above 2^17 keys one variant */
     .emulated_all_variants_up_to = 1 << 17,
 };
