@@ -130,17 +130,12 @@ __global__ void radix_stage2_count_kernel(const unsigned *__restrict__ keys,
      *       block's tile have digit d (digit_of(key, type, shift, DIGITS2)),
      *       for the 16 digits: the table digit-major, so that its scan puts
      *       every tile's 0s before any tile's 1s. The tile starts at
-     *       blockIdx.x * blockDim.x * ITEMS; a thread takes ITEMS keys, one a
-     *       round. Each warp counts into its own row of a __shared__
-     *       unsigned [32][DIGITS2]: in each round, the lowest lane of the
-     *       lanes holding the same digit (__match_any_sync) adds their
-     *       number. Then 16 threads add up a digit's column each.
-     * Keep: every lane calls __match_any_sync, past n or not (with a digit
-     *       no key has, DIGITS2). Clear the rows before anyone adds to them,
-     *       and let every warp finish before the columns are added.
-     * Hint: one lane a digit and warp writes in a round, so no atomics are
-     *       needed; __syncwarp() after it, as the next round's writer may
-     *       be another lane.
+     *       blockIdx.x * blockDim.x * ITEMS; a thread counts ITEMS keys, one
+     *       a round.
+     * Keep: keys past n are not counted. Clear the shared counts before
+     *       anyone adds to them, and let everyone finish before they are
+     *       written out.
+     * Hint: atomicAdd on a __shared__ unsigned[16].
      */
 }
 

@@ -143,40 +143,26 @@ __global__ void radix_stage2_count_kernel(const unsigned *__restrict__ keys,
      *       block's tile have digit d (digit_of(key, type, shift, DIGITS2)),
      *       for the 16 digits: the table digit-major, so that its scan puts
      *       every tile's 0s before any tile's 1s. The tile starts at
-     *       blockIdx.x * blockDim.x * ITEMS; a thread takes ITEMS keys, one a
-     *       round. Each warp counts into its own row of a __shared__
-     *       unsigned [32][DIGITS2]: in each round, the lowest lane of the
-     *       lanes holding the same digit (__match_any_sync) adds their
-     *       number. Then 16 threads add up a digit's column each.
-     * Keep: every lane calls __match_any_sync, past n or not (with a digit
-     *       no key has, DIGITS2). Clear the rows before anyone adds to them,
-     *       and let every warp finish before the columns are added.
-     * Hint: one lane a digit and warp writes in a round, so no atomics are
-     *       needed; __syncwarp() after it, as the next round's writer may
-     *       be another lane.
+     *       blockIdx.x * blockDim.x * ITEMS; a thread counts ITEMS keys, one
+     *       a round.
+     * Keep: keys past n are not counted. Clear the shared counts before
+     *       anyone adds to them, and let everyone finish before they are
+     *       written out.
+     * Hint: atomicAdd on a __shared__ unsigned[16].
      */
-    __shared__ unsigned warp_counts[32][DIGITS2];
-    unsigned warp = threadIdx.x / 32, warps = blockDim.x / 32;
-    unsigned below = (1u << threadIdx.x % 32) - 1;
+    __shared__ unsigned tile_counts[DIGITS2];
     size_t base = blockIdx.x * (size_t)blockDim.x * ITEMS;
-    for (unsigned j = threadIdx.x; j < warps * DIGITS2; j += blockDim.x)
-        warp_counts[j / DIGITS2][j % DIGITS2] = 0;
+    if (threadIdx.x < DIGITS2)
+        tile_counts[threadIdx.x] = 0;
     __syncthreads();
     for (int k = 0; k < ITEMS; k++) {
         size_t i = base + (size_t)k * blockDim.x + threadIdx.x;
-        unsigned d = i < n ? digit_of(keys[i], type, shift, DIGITS2) : (unsigned)DIGITS2;
-        unsigned peers = __match_any_sync(FULL_WARP, d);
-        if (d < DIGITS2 && (peers & below) == 0)
-            warp_counts[warp][d] += __popc(peers);
-        __syncwarp();
+        if (i < n)
+            atomicAdd(&tile_counts[digit_of(keys[i], type, shift, DIGITS2)], 1u);
     }
     __syncthreads();
-    if (threadIdx.x < DIGITS2) {
-        unsigned sum = 0;
-        for (unsigned w = 0; w < warps; w++)
-            sum += warp_counts[w][threadIdx.x];
-        counts[threadIdx.x * gridDim.x + blockIdx.x] = sum;
-    }
+    if (threadIdx.x < DIGITS2)
+        counts[threadIdx.x * gridDim.x + blockIdx.x] = tile_counts[threadIdx.x];
     /* END STUDENT */
 }
 
