@@ -14,8 +14,11 @@ ARCH   ?= $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/de
                   | head -n 1 | tr -d . | grep -E '^[0-9]+$$')
 
 # Builds run a job per core (a -j given to make still wins): on two cores
-# this takes make check from a fresh clone from about 7 to 5 minutes.
-MAKEFLAGS += -j$(shell nproc 2>/dev/null || sysctl -n hw.ncpu 2>/dev/null || echo 2)
+# this takes make check from a fresh clone from about 7 to 5 minutes. Only
+# the first make sets it; the makes it starts share its jobs.
+ifeq ($(MAKELEVEL),0)
+  MAKEFLAGS += -j$(shell nproc 2>/dev/null || sysctl -n hw.ncpu 2>/dev/null || echo 2)
+endif
 
 COURSE := map reduce histogram scan-HS scan-Blelloch scan-large-arrays compact radix transpose
 
