@@ -159,9 +159,10 @@ static void compact_stage2(const struct args *a, int block)
 
 /* ---- stage 3 ------------------------------------------------------------ */
 
-/* Stages 3 and 4 give each warp a chunk of 32 * ITEMS consecutive values,
- * read in rounds: in round k, lane L has value chunk + 32 * k + L, so every
- * round's loads are coalesced. */
+/* Stages 3 and 4 give each warp a chunk of 32 * ITEMS consecutive values.
+ * Stage 3 reads it in rounds of 32: in round k, lane L has value
+ * chunk + 32 * k + L, so every round's loads are coalesced. (Stage 4 reads
+ * four neighbours a lane, with load_quads.) */
 
 template <typename T>
 __global__ void compact_stage3_kernel(const T *__restrict__ in, T *__restrict__ out,
