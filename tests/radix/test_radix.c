@@ -8,3 +8,6 @@
 
 STAGE_TESTS(radix, 1)
 STAGE_TESTS(radix, 2)
+STAGE_TESTS(radix, 2b)
+STAGE_TESTS(radix, 2c)
+STAGE_TESTS(radix, 3)
