@@ -244,145 +244,47 @@ static void radix_stage2(const struct args *a, int block)
 }
 
 
-/* ---- stage 2 trials (not for students) ---------------------------------- */
-
-__global__ void radix_stage2c_count_kernel(const unsigned *__restrict__ keys,
-                                           unsigned *__restrict__ counts, size_t n, int shift,
-                                           enum elem type)
-{
-    __shared__ unsigned tile_counts[DIGITS2];
-    unsigned lane = threadIdx.x % 32;
-    size_t base = blockIdx.x * (size_t)blockDim.x * ITEMS;
-    if (threadIdx.x < DIGITS2)
-        tile_counts[threadIdx.x] = 0;
-    unsigned key[ITEMS];
-#pragma unroll
-    for (int k = 0; k < ITEMS; k++) {
-        size_t i = base + (size_t)k * blockDim.x + threadIdx.x;
-        key[k] = i < n ? keys[i] : 0;
-    }
-    unsigned mine = 0; /* lane d: the warp's keys of digit d % 16 */
-#pragma unroll
-    for (int k = 0; k < ITEMS; k++) {
-        size_t i = base + (size_t)k * blockDim.x + threadIdx.x;
-        unsigned d = digit_of(key[k], type, shift, DIGITS2);
-        unsigned match = __ballot_sync(FULL_WARP, i < n);
-#pragma unroll
-        for (int b = 0; b < 4; b++) {
-            unsigned ones = __ballot_sync(FULL_WARP, d >> b & 1);
-            match &= lane >> b & 1 ? ones : ~ones;
-        }
-        mine += __popc(match);
-    }
-    __syncthreads();
-    if (lane < DIGITS2)
-        atomicAdd(&tile_counts[lane], mine);
-    __syncthreads();
-    if (threadIdx.x < DIGITS2)
-        counts[threadIdx.x * gridDim.x + blockIdx.x] = tile_counts[threadIdx.x];
-}
-
-__global__ void radix_stage2b_scatter_kernel(struct pass s, const unsigned *__restrict__ starts,
-                                             size_t n, int shift, enum elem type)
-{
-    __shared__ unsigned warp_counts[32][DIGITS2];
-    __shared__ unsigned tile_start[DIGITS2];
-    unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = blockDim.x / 32;
-    unsigned below = (1u << lane) - 1;
-    size_t base = blockIdx.x * (size_t)blockDim.x * ITEMS;
-    if (threadIdx.x < DIGITS2)
-        tile_start[threadIdx.x] = starts[threadIdx.x * gridDim.x + blockIdx.x];
-    for (int k = 0; k < ITEMS; k++) {
-        if (lane < DIGITS2)
-            warp_counts[warp][lane] = 0;
-        __syncwarp();
-        size_t i = base + (size_t)k * blockDim.x + threadIdx.x;
-        unsigned key = i < n ? s.keys_from[i] : 0;
-        unsigned d = i < n ? digit_of(key, type, shift, DIGITS2) : (unsigned)DIGITS2;
-        unsigned peers = __match_any_sync(FULL_WARP, d);
-        if (d < DIGITS2 && (peers & below) == 0)
-            warp_counts[warp][d] = __popc(peers);
-        __syncthreads();
-        for (unsigned e = warp; e < DIGITS2; e += warps) {
-            unsigned c = lane < warps ? warp_counts[lane][e] : 0;
-            unsigned start = tile_start[e];
-            unsigned inclusive = warp_scan_inclusive(c);
-            if (lane < warps)
-                warp_counts[lane][e] = start + inclusive - c;
-            __syncwarp();
-            if (lane == 31)
-                tile_start[e] = start + inclusive;
-        }
-        __syncthreads();
-        if (d < DIGITS2) {
-            size_t place = warp_counts[warp][d] + __popc(peers & below);
-            s.keys_to[place] = key;
-            if (s.values_from)
-                s.values_to[place] = s.values_from[i];
-        }
-        __syncwarp();
-    }
-}
-
-template <bool BALLOT_COUNT> static void radix_stage2_trial(const struct args *a, int block)
-{
-    if (a->n == 0)
-        return;
-    unsigned threads = (unsigned)tile_threads(block);
-    unsigned tiles = (unsigned)ceil_div(a->n, (size_t)threads * ITEMS);
-    for (int pass = 0; pass < 8; pass++) {
-        struct pass s = pass_buffers(a, pass, 8);
-        if (BALLOT_COUNT)
-            radix_stage2c_count_kernel<<<tiles, threads>>>(s.keys_from, a->flags, a->n, 4 * pass,
-                                                           a->type);
-        else
-            radix_stage2_count_kernel<<<tiles, threads>>>(s.keys_from, a->flags, a->n, 4 * pass,
-                                                          a->type);
-        exclusive_scan(a->flags, a->positions, (size_t)DIGITS2 * tiles);
-        radix_stage2b_scatter_kernel<<<tiles, threads>>>(s, a->positions, a->n, 4 * pass,
-                                                         a->type);
-    }
-}
-static void radix_stage2b(const struct args *a, int block) { radix_stage2_trial<false>(a, block); }
-static void radix_stage2c(const struct args *a, int block) { radix_stage2_trial<true>(a, block); }
-
 /* ---- stage 3 ------------------------------------------------------------ */
 
-/* Stage 3 sorts on 8-bit digits: 4 passes. Each warp reads its own chunk
- * of the tile, 32 * ITEMS keys, in rounds (in round k, lane l has key
- * chunk + 32 * k + l). */
+/* Stage 3 sorts on 8-bit digits: 4 passes. Each warp has its own chunk of
+ * the tile, 32 * ITEMS keys, read in rounds: in round k, lane l holds key
+ * chunk + 32 * k + l. */
 enum { DIGITS3 = 256, DIGIT_BITS3 = 8 };
+
+__device__ size_t warp_chunk(void)
+{
+    return (blockIdx.x * (size_t)blockDim.x + threadIdx.x / 32 * 32) * ITEMS;
+}
+
+/* This warp's keys of each digit, counted into its own row of 256 counters
+ * (only the lanes of one warp ever share a counter). The keys are read
+ * into key[] first, all loads in flight together. */
+__device__ void count_chunk(const unsigned *__restrict__ keys, unsigned key[ITEMS],
+                            unsigned *row, size_t n, int shift, enum elem type)
+{
+    unsigned lane = threadIdx.x % 32;
+    size_t chunk = warp_chunk();
+    for (unsigned d = lane; d < DIGITS3; d += 32)
+        row[d] = 0;
+#pragma unroll
+    for (int k = 0; k < ITEMS; k++) {
+        size_t i = chunk + 32 * k + lane;
+        key[k] = i < n ? keys[i] : 0;
+    }
+    __syncwarp();
+#pragma unroll
+    for (int k = 0; k < ITEMS; k++)
+        if (chunk + 32 * k + lane < n)
+            atomicAdd(&row[digit_of(key[k], type, shift, DIGITS3)], 1u);
+}
 
 __global__ void radix_stage3_count_kernel(const unsigned *__restrict__ keys,
                                           unsigned *__restrict__ counts, size_t n, int shift,
                                           enum elem type)
 {
-    /* STUDENT stage 3 -------------------------------------------------------
-     * Goal: as stage 2's count, for 256 digits: counts[d * gridDim.x +
-     *       blockIdx.x] = the tile's keys of digit d.
-     * Keep: each warp counts into its own row of 256 counters (the rows
-     *       laid end to end in warp_rows[]), so that only the lanes of one
-     *       warp ever contend for a counter; then the rows are summed.
-     * Hint: read all ITEMS keys into registers before the first atomicAdd,
-     *       so their loads are in flight together.
-     */
     extern __shared__ unsigned warp_rows[];
-    unsigned warp = threadIdx.x / 32, warps = blockDim.x / 32;
-    unsigned *row = warp_rows + warp * DIGITS3;
-    size_t base = blockIdx.x * (size_t)blockDim.x * ITEMS;
-    for (unsigned j = threadIdx.x; j < warps * DIGITS3; j += blockDim.x)
-        warp_rows[j] = 0;
-    unsigned key[ITEMS];
-#pragma unroll
-    for (int k = 0; k < ITEMS; k++) {
-        size_t i = base + (size_t)k * blockDim.x + threadIdx.x;
-        key[k] = i < n ? keys[i] : 0;
-    }
-    __syncthreads();
-#pragma unroll
-    for (int k = 0; k < ITEMS; k++)
-        if (base + (size_t)k * blockDim.x + threadIdx.x < n)
-            atomicAdd(&row[digit_of(key[k], type, shift, DIGITS3)], 1u);
+    unsigned warps = blockDim.x / 32, key[ITEMS];
+    count_chunk(keys, key, warp_rows + threadIdx.x / 32 * DIGITS3, n, shift, type);
     __syncthreads();
     for (unsigned d = threadIdx.x; d < DIGITS3; d += blockDim.x) {
         unsigned sum = 0;
@@ -390,7 +292,6 @@ __global__ void radix_stage3_count_kernel(const unsigned *__restrict__ keys,
             sum += warp_rows[w * DIGITS3 + d];
         counts[d * gridDim.x + blockIdx.x] = sum;
     }
-    /* END STUDENT */
 }
 
 /* The lanes of the warp whose key has the same digit as this lane's, among
@@ -409,42 +310,19 @@ __device__ unsigned same_digit_lanes(unsigned digit, unsigned lanes)
 __global__ void radix_stage3_scatter_kernel(struct pass s, const unsigned *__restrict__ starts,
                                             size_t n, int shift, enum elem type)
 {
-    /* STUDENT stage 3 -------------------------------------------------------
-     * TODO hints
-     */
     extern __shared__ unsigned tile_memory[];
     unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = blockDim.x / 32;
     unsigned tile = blockDim.x * ITEMS;
-    unsigned *warp_rows = tile_memory;                /* [warps][256] */
-    unsigned *digit_start = warp_rows + warps * DIGITS3; /* [256] in the sorted tile */
-    unsigned *to_out = digit_start + DIGITS3;          /* [256] sorted place to keys_to's */
-    unsigned *sorted = to_out + DIGITS3;               /* [tile] */
+    unsigned *warp_rows = tile_memory;            /* [warps][256]: counts, then first places */
+    unsigned *to_out = warp_rows + warps * DIGITS3; /* [256]: sorted place to keys_to's */
+    unsigned *sorted = to_out + DIGITS3;          /* [tile] keys, then [tile] values */
     unsigned *row = warp_rows + warp * DIGITS3;
-    size_t base = blockIdx.x * (size_t)tile, chunk = base + (size_t)warp * 32 * ITEMS;
+    size_t base = blockIdx.x * (size_t)tile, chunk = warp_chunk();
     unsigned count = (unsigned)min((size_t)tile, n - base);
-    unsigned below = (1u << lane) - 1;
-    for (unsigned j = threadIdx.x; j < warps * DIGITS3; j += blockDim.x)
-        warp_rows[j] = 0;
-    unsigned key[ITEMS], rank[ITEMS];
-#pragma unroll
-    for (int k = 0; k < ITEMS; k++) {
-        size_t i = chunk + 32 * k + lane;
-        key[k] = i < n ? s.keys_from[i] : 0;
-    }
+    unsigned key[ITEMS];
+    count_chunk(s.keys_from, key, row, n, shift, type);
     __syncthreads();
-#pragma unroll
-    for (int k = 0; k < ITEMS; k++) {
-        unsigned d = digit_of(key[k], type, shift, DIGITS3);
-        unsigned peers = same_digit_lanes(d, __ballot_sync(FULL_WARP, chunk + 32 * k + lane < n));
-        unsigned leader = __ffs(peers) - 1, before = 0;
-        if (lane == leader) {
-            before = row[d];
-            row[d] = before + __popc(peers);
-        }
-        rank[k] = __shfl_sync(FULL_WARP, before, leader % 32) + __popc(peers & below);
-        __syncwarp();
-    }
-    __syncthreads();
+    /* each digit's column of warp counts: each warp's start, the digit's total */
     for (unsigned d = threadIdx.x; d < DIGITS3; d += blockDim.x) {
         unsigned sum = 0;
         for (unsigned w = 0; w < warps; w++) {
@@ -452,85 +330,167 @@ __global__ void radix_stage3_scatter_kernel(struct pass s, const unsigned *__res
             warp_rows[w * DIGITS3 + d] = sum;
             sum += c;
         }
-        digit_start[d] = sum;
+        to_out[d] = sum;
     }
     __syncthreads();
-    if (warp == 0) {
+    if (warp == 0) { /* the totals' exclusive scan: each digit's start in the tile */
         enum { PER_LANE = DIGITS3 / 32 };
-        unsigned c[PER_LANE], sum = 0;
+        unsigned total[PER_LANE], sum = 0;
 #pragma unroll
-        for (int j = 0; j < PER_LANE; j++) {
-            c[j] = digit_start[lane * PER_LANE + j];
-            sum += c[j];
-        }
+        for (int j = 0; j < PER_LANE; j++)
+            sum += total[j] = to_out[lane * PER_LANE + j];
         unsigned start = warp_scan_inclusive(sum) - sum;
 #pragma unroll
         for (int j = 0; j < PER_LANE; j++) {
-            unsigned d = lane * PER_LANE + j;
-            digit_start[d] = start;
-            to_out[d] = starts[d * gridDim.x + blockIdx.x] - start;
-            start += c[j];
+            to_out[lane * PER_LANE + j] = start;
+            start += total[j];
         }
     }
     __syncthreads();
-    unsigned place[ITEMS];
-#pragma unroll
-    for (int k = 0; k < ITEMS; k++) {
-        unsigned d = digit_of(key[k], type, shift, DIGITS3);
-        place[k] = digit_start[d] + row[d] + rank[k];
-        if (chunk + 32 * k + lane < n)
-            sorted[place[k]] = key[k];
+    for (unsigned d = threadIdx.x; d < DIGITS3; d += blockDim.x) {
+        unsigned start = to_out[d];
+        for (unsigned w = 0; w < warps; w++)
+            warp_rows[w * DIGITS3 + d] += start;
+        to_out[d] = starts[d * gridDim.x + blockIdx.x] - start;
     }
     __syncthreads();
-    unsigned out[ITEMS];
+    unsigned below = (1u << lane) - 1;
+#pragma unroll
+    for (int k = 0; k < ITEMS; k++) {
+        size_t i = chunk + 32 * k + lane;
+        unsigned d = digit_of(key[k], type, shift, DIGITS3);
+        unsigned peers = same_digit_lanes(d, __ballot_sync(FULL_WARP, i < n));
+        unsigned leader = __ffs(peers) - 1, first = 0;
+        if (lane == leader)
+            first = atomicAdd(&row[d], __popc(peers));
+        unsigned place = __shfl_sync(FULL_WARP, first, leader % 32) + __popc(peers & below);
+        if (i < n) {
+            sorted[place] = key[k];
+            if (s.values_from)
+                sorted[tile + place] = s.values_from[i];
+        }
+        __syncwarp();
+    }
+    __syncthreads();
 #pragma unroll
     for (int k = 0; k < ITEMS; k++) {
         unsigned j = k * blockDim.x + threadIdx.x;
         if (j < count) {
             unsigned key = sorted[j];
-            out[k] = to_out[digit_of(key, type, shift, DIGITS3)] + j;
-            s.keys_to[out[k]] = key;
+            unsigned out = to_out[digit_of(key, type, shift, DIGITS3)] + j;
+            s.keys_to[out] = key;
+            if (s.values_from)
+                s.values_to[out] = sorted[tile + j];
         }
     }
-    if (s.values_from) {
-        __syncthreads();
-#pragma unroll
-        for (int k = 0; k < ITEMS; k++) {
-            size_t i = chunk + 32 * k + lane;
-            if (i < n)
-                sorted[place[k]] = s.values_from[i];
+}
+
+__global__ void radix_stage3b_scatter_kernel(struct pass s, const unsigned *__restrict__ starts,
+                                            size_t n, int shift, enum elem type)
+{
+    extern __shared__ unsigned tile_memory[];
+    unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = blockDim.x / 32;
+    unsigned tile = blockDim.x * ITEMS;
+    unsigned *warp_rows = tile_memory;            /* [warps][256]: counts, then first places */
+    unsigned *to_out = warp_rows + warps * DIGITS3; /* [256]: sorted place to keys_to's */
+    unsigned *sorted = to_out + DIGITS3;          /* [tile] keys, then [tile] values */
+    unsigned *row = warp_rows + warp * DIGITS3;
+    size_t base = blockIdx.x * (size_t)tile, chunk = warp_chunk();
+    unsigned count = (unsigned)min((size_t)tile, n - base);
+    unsigned key[ITEMS];
+    count_chunk(s.keys_from, key, row, n, shift, type);
+    __syncthreads();
+    /* each digit's column of warp counts: each warp's start, the digit's total */
+    for (unsigned d = threadIdx.x; d < DIGITS3; d += blockDim.x) {
+        unsigned sum = 0;
+        for (unsigned w = 0; w < warps; w++) {
+            unsigned c = warp_rows[w * DIGITS3 + d];
+            warp_rows[w * DIGITS3 + d] = sum;
+            sum += c;
         }
-        __syncthreads();
+        to_out[d] = sum;
+    }
+    __syncthreads();
+    if (warp == 0) { /* the totals' exclusive scan: each digit's start in the tile */
+        enum { PER_LANE = DIGITS3 / 32 };
+        unsigned total[PER_LANE], sum = 0;
 #pragma unroll
-        for (int k = 0; k < ITEMS; k++) {
-            unsigned j = k * blockDim.x + threadIdx.x;
-            if (j < count)
-                s.values_to[out[k]] = sorted[j];
+        for (int j = 0; j < PER_LANE; j++)
+            sum += total[j] = to_out[lane * PER_LANE + j];
+        unsigned start = warp_scan_inclusive(sum) - sum;
+#pragma unroll
+        for (int j = 0; j < PER_LANE; j++) {
+            to_out[lane * PER_LANE + j] = start;
+            start += total[j];
         }
     }
-    /* END STUDENT */
+    __syncthreads();
+    for (unsigned d = threadIdx.x; d < DIGITS3; d += blockDim.x) {
+        unsigned start = to_out[d];
+        for (unsigned w = 0; w < warps; w++)
+            warp_rows[w * DIGITS3 + d] += start;
+        to_out[d] = starts[d * gridDim.x + blockIdx.x] - start;
+    }
+    __syncthreads();
+    unsigned below = (1u << lane) - 1;
+#pragma unroll
+    for (int k = 0; k < ITEMS; k++) {
+        size_t i = chunk + 32 * k + lane;
+        unsigned d = digit_of(key[k], type, shift, DIGITS3);
+        unsigned peers = same_digit_lanes(d, __ballot_sync(FULL_WARP, i < n));
+        unsigned leader = __ffs(peers) - 1, first = 0;
+        if (lane == leader)
+            first = atomicAdd(&row[d], __popc(peers));
+        unsigned place = __shfl_sync(FULL_WARP, first, leader % 32) + __popc(peers & below);
+        if (i < n) {
+            sorted[place] = key[k];
+            if (s.values_from)
+                sorted[tile + place] = s.values_from[i];
+        }
+            }
+    __syncthreads();
+#pragma unroll
+    for (int k = 0; k < ITEMS; k++) {
+        unsigned j = k * blockDim.x + threadIdx.x;
+        if (j < count) {
+            unsigned key = sorted[j];
+            unsigned out = to_out[digit_of(key, type, shift, DIGITS3)] + j;
+            s.keys_to[out] = key;
+            if (s.values_from)
+                s.values_to[out] = sorted[tile + j];
+        }
+    }
 }
 
 /* 4 passes of 8 bits: count each tile's digits, scan the table, sort each
  * tile by the digit in shared memory, and write its runs out. */
-static void radix_stage3(const struct args *a, int block)
+template <typename Kernel>
+static void radix_stage3_with(const struct args *a, int block, Kernel scatter)
 {
     if (a->n == 0)
         return;
     unsigned threads = (unsigned)tile_threads(block), warps = threads / 32;
     unsigned tiles = (unsigned)ceil_div(a->n, (size_t)threads * ITEMS);
     size_t count_smem = warps * DIGITS3 * sizeof(unsigned);
-    size_t scatter_smem = ((warps + 2) * DIGITS3 + threads * ITEMS) * sizeof(unsigned);
+    size_t scatter_smem =
+        ((warps + 1) * DIGITS3 + (a->pairs ? 2 : 1) * threads * ITEMS) * sizeof(unsigned);
     allow_smem(radix_stage3_count_kernel, count_smem);
-    allow_smem(radix_stage3_scatter_kernel, scatter_smem);
+    allow_smem(scatter, scatter_smem);
     for (int pass = 0; pass < 4; pass++) {
         struct pass s = pass_buffers(a, pass, 4);
         radix_stage3_count_kernel<<<tiles, threads, count_smem>>>(s.keys_from, a->flags, a->n,
                                                                   8 * pass, a->type);
         exclusive_scan(a->flags, a->positions, (size_t)DIGITS3 * tiles);
-        radix_stage3_scatter_kernel<<<tiles, threads, scatter_smem>>>(s, a->positions, a->n,
-                                                                      8 * pass, a->type);
+        scatter<<<tiles, threads, scatter_smem>>>(s, a->positions, a->n, 8 * pass, a->type);
     }
+}
+static void radix_stage3(const struct args *a, int block)
+{
+    radix_stage3_with(a, block, radix_stage3_scatter_kernel);
+}
+static void radix_stage3b(const struct args *a, int block)
+{
+    radix_stage3_with(a, block, radix_stage3b_scatter_kernel);
 }
 
 /* ---- the stage table: the tests, the driver and the run table read it --- */
@@ -538,8 +498,7 @@ static void radix_stage3(const struct args *a, int block)
 const struct stage radix_stages[] = {
     {"1", "a bit a pass: flag, library scan, split", radix_stage1},
     {"2", "4 bits a pass: tile counts, scan, scatter", radix_stage2},
-    {"2b", "trial: scatter with parallel digit scans", radix_stage2b},
-    {"2c", "trial: 2b + ballot counts", radix_stage2c},
     {"3", "8 bits a pass: local sort, ballot ranks", radix_stage3},
+    {"3b", "trial: 3 without __syncwarp between rounds", radix_stage3b},
     {NULL, NULL, NULL},
 };

@@ -8,6 +8,5 @@
 
 STAGE_TESTS(radix, 1)
 STAGE_TESTS(radix, 2)
-STAGE_TESTS(radix, 2b)
-STAGE_TESTS(radix, 2c)
 STAGE_TESTS(radix, 3)
+STAGE_TESTS(radix, 3b)
