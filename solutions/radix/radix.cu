@@ -246,45 +246,45 @@ static void radix_stage2(const struct args *a, int block)
 
 /* ---- stage 3 ------------------------------------------------------------ */
 
-/* Stage 3 sorts on 8-bit digits: 4 passes. Each warp has its own chunk of
- * the tile, 32 * ITEMS keys, read in rounds: in round k, lane l holds key
- * chunk + 32 * k + l. */
 enum { DIGITS3 = 256, DIGIT_BITS3 = 8 };
 
-__device__ size_t warp_chunk(void)
+template <int IT> __device__ size_t warp_chunk(void)
 {
-    return (blockIdx.x * (size_t)blockDim.x + threadIdx.x / 32 * 32) * ITEMS;
+    return (blockIdx.x * (size_t)blockDim.x + threadIdx.x / 32 * 32) * IT;
 }
 
-/* This warp's keys of each digit, counted into its own row of 256 counters
- * (only the lanes of one warp ever share a counter). The keys are read
- * into key[] first, all loads in flight together. */
-__device__ void count_chunk(const unsigned *__restrict__ keys, unsigned key[ITEMS],
+template <int IT, bool REGS>
+__device__ void count_chunk(const unsigned *__restrict__ keys, unsigned key[IT], unsigned dig[IT],
                             unsigned *row, size_t n, int shift, enum elem type)
 {
     unsigned lane = threadIdx.x % 32;
-    size_t chunk = warp_chunk();
+    size_t chunk = warp_chunk<IT>();
     for (unsigned d = lane; d < DIGITS3; d += 32)
         row[d] = 0;
 #pragma unroll
-    for (int k = 0; k < ITEMS; k++) {
+    for (int k = 0; k < IT; k++) {
         size_t i = chunk + 32 * k + lane;
         key[k] = i < n ? keys[i] : 0;
     }
     __syncwarp();
 #pragma unroll
-    for (int k = 0; k < ITEMS; k++)
+    for (int k = 0; k < IT; k++) {
+        unsigned d = digit_of(key[k], type, shift, DIGITS3);
+        if (REGS)
+            dig[k] = d;
         if (chunk + 32 * k + lane < n)
-            atomicAdd(&row[digit_of(key[k], type, shift, DIGITS3)], 1u);
+            atomicAdd(&row[d], 1u);
+    }
 }
 
+template <int IT>
 __global__ void radix_stage3_count_kernel(const unsigned *__restrict__ keys,
                                           unsigned *__restrict__ counts, size_t n, int shift,
                                           enum elem type)
 {
     extern __shared__ unsigned warp_rows[];
-    unsigned warps = blockDim.x / 32, key[ITEMS];
-    count_chunk(keys, key, warp_rows + threadIdx.x / 32 * DIGITS3, n, shift, type);
+    unsigned warps = blockDim.x / 32, key[IT];
+    count_chunk<IT, false>(keys, key, key, warp_rows + threadIdx.x / 32 * DIGITS3, n, shift, type);
     __syncthreads();
     for (unsigned d = threadIdx.x; d < DIGITS3; d += blockDim.x) {
         unsigned sum = 0;
@@ -294,9 +294,6 @@ __global__ void radix_stage3_count_kernel(const unsigned *__restrict__ keys,
     }
 }
 
-/* The lanes of the warp whose key has the same digit as this lane's, among
- * the lanes in `lanes`: one ballot a bit of the digit, each keeping the
- * lanes that agree with this one on that bit. */
 __device__ unsigned same_digit_lanes(unsigned digit, unsigned lanes)
 {
 #pragma unroll
@@ -307,22 +304,22 @@ __device__ unsigned same_digit_lanes(unsigned digit, unsigned lanes)
     return lanes;
 }
 
+template <int IT, bool REGS>
 __global__ void radix_stage3_scatter_kernel(struct pass s, const unsigned *__restrict__ starts,
                                             size_t n, int shift, enum elem type)
 {
     extern __shared__ unsigned tile_memory[];
     unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = blockDim.x / 32;
-    unsigned tile = blockDim.x * ITEMS;
-    unsigned *warp_rows = tile_memory;            /* [warps][256]: counts, then first places */
-    unsigned *to_out = warp_rows + warps * DIGITS3; /* [256]: sorted place to keys_to's */
-    unsigned *sorted = to_out + DIGITS3;          /* [tile] keys, then [tile] values */
+    unsigned tile = blockDim.x * IT;
+    unsigned *warp_rows = tile_memory;
+    unsigned *to_out = warp_rows + warps * DIGITS3;
+    unsigned *sorted = to_out + DIGITS3;
     unsigned *row = warp_rows + warp * DIGITS3;
-    size_t base = blockIdx.x * (size_t)tile, chunk = warp_chunk();
+    size_t base = blockIdx.x * (size_t)tile, chunk = warp_chunk<IT>();
     unsigned count = (unsigned)min((size_t)tile, n - base);
-    unsigned key[ITEMS];
-    count_chunk(s.keys_from, key, row, n, shift, type);
+    unsigned key[IT], dig[REGS ? IT : 1];
+    count_chunk<IT, REGS>(s.keys_from, key, REGS ? dig : key, row, n, shift, type);
     __syncthreads();
-    /* each digit's column of warp counts: each warp's start, the digit's total */
     for (unsigned d = threadIdx.x; d < DIGITS3; d += blockDim.x) {
         unsigned sum = 0;
         for (unsigned w = 0; w < warps; w++) {
@@ -333,7 +330,7 @@ __global__ void radix_stage3_scatter_kernel(struct pass s, const unsigned *__res
         to_out[d] = sum;
     }
     __syncthreads();
-    if (warp == 0) { /* the totals' exclusive scan: each digit's start in the tile */
+    if (warp == 0) {
         enum { PER_LANE = DIGITS3 / 32 };
         unsigned total[PER_LANE], sum = 0;
 #pragma unroll
@@ -356,9 +353,9 @@ __global__ void radix_stage3_scatter_kernel(struct pass s, const unsigned *__res
     __syncthreads();
     unsigned below = (1u << lane) - 1;
 #pragma unroll
-    for (int k = 0; k < ITEMS; k++) {
+    for (int k = 0; k < IT; k++) {
         size_t i = chunk + 32 * k + lane;
-        unsigned d = digit_of(key[k], type, shift, DIGITS3);
+        unsigned d = REGS ? dig[REGS ? k : 0] : digit_of(key[k], type, shift, DIGITS3);
         unsigned peers = same_digit_lanes(d, __ballot_sync(FULL_WARP, i < n));
         unsigned leader = __ffs(peers) - 1, first = 0;
         if (lane == leader)
@@ -369,11 +366,10 @@ __global__ void radix_stage3_scatter_kernel(struct pass s, const unsigned *__res
             if (s.values_from)
                 sorted[tile + place] = s.values_from[i];
         }
-        __syncwarp();
     }
     __syncthreads();
 #pragma unroll
-    for (int k = 0; k < ITEMS; k++) {
+    for (int k = 0; k < IT; k++) {
         unsigned j = k * blockDim.x + threadIdx.x;
         if (j < count) {
             unsigned key = sorted[j];
@@ -385,113 +381,31 @@ __global__ void radix_stage3_scatter_kernel(struct pass s, const unsigned *__res
     }
 }
 
-__global__ void radix_stage3b_scatter_kernel(struct pass s, const unsigned *__restrict__ starts,
-                                            size_t n, int shift, enum elem type)
-{
-    extern __shared__ unsigned tile_memory[];
-    unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = blockDim.x / 32;
-    unsigned tile = blockDim.x * ITEMS;
-    unsigned *warp_rows = tile_memory;            /* [warps][256]: counts, then first places */
-    unsigned *to_out = warp_rows + warps * DIGITS3; /* [256]: sorted place to keys_to's */
-    unsigned *sorted = to_out + DIGITS3;          /* [tile] keys, then [tile] values */
-    unsigned *row = warp_rows + warp * DIGITS3;
-    size_t base = blockIdx.x * (size_t)tile, chunk = warp_chunk();
-    unsigned count = (unsigned)min((size_t)tile, n - base);
-    unsigned key[ITEMS];
-    count_chunk(s.keys_from, key, row, n, shift, type);
-    __syncthreads();
-    /* each digit's column of warp counts: each warp's start, the digit's total */
-    for (unsigned d = threadIdx.x; d < DIGITS3; d += blockDim.x) {
-        unsigned sum = 0;
-        for (unsigned w = 0; w < warps; w++) {
-            unsigned c = warp_rows[w * DIGITS3 + d];
-            warp_rows[w * DIGITS3 + d] = sum;
-            sum += c;
-        }
-        to_out[d] = sum;
-    }
-    __syncthreads();
-    if (warp == 0) { /* the totals' exclusive scan: each digit's start in the tile */
-        enum { PER_LANE = DIGITS3 / 32 };
-        unsigned total[PER_LANE], sum = 0;
-#pragma unroll
-        for (int j = 0; j < PER_LANE; j++)
-            sum += total[j] = to_out[lane * PER_LANE + j];
-        unsigned start = warp_scan_inclusive(sum) - sum;
-#pragma unroll
-        for (int j = 0; j < PER_LANE; j++) {
-            to_out[lane * PER_LANE + j] = start;
-            start += total[j];
-        }
-    }
-    __syncthreads();
-    for (unsigned d = threadIdx.x; d < DIGITS3; d += blockDim.x) {
-        unsigned start = to_out[d];
-        for (unsigned w = 0; w < warps; w++)
-            warp_rows[w * DIGITS3 + d] += start;
-        to_out[d] = starts[d * gridDim.x + blockIdx.x] - start;
-    }
-    __syncthreads();
-    unsigned below = (1u << lane) - 1;
-#pragma unroll
-    for (int k = 0; k < ITEMS; k++) {
-        size_t i = chunk + 32 * k + lane;
-        unsigned d = digit_of(key[k], type, shift, DIGITS3);
-        unsigned peers = same_digit_lanes(d, __ballot_sync(FULL_WARP, i < n));
-        unsigned leader = __ffs(peers) - 1, first = 0;
-        if (lane == leader)
-            first = atomicAdd(&row[d], __popc(peers));
-        unsigned place = __shfl_sync(FULL_WARP, first, leader % 32) + __popc(peers & below);
-        if (i < n) {
-            sorted[place] = key[k];
-            if (s.values_from)
-                sorted[tile + place] = s.values_from[i];
-        }
-            }
-    __syncthreads();
-#pragma unroll
-    for (int k = 0; k < ITEMS; k++) {
-        unsigned j = k * blockDim.x + threadIdx.x;
-        if (j < count) {
-            unsigned key = sorted[j];
-            unsigned out = to_out[digit_of(key, type, shift, DIGITS3)] + j;
-            s.keys_to[out] = key;
-            if (s.values_from)
-                s.values_to[out] = sorted[tile + j];
-        }
-    }
-}
-
-/* 4 passes of 8 bits: count each tile's digits, scan the table, sort each
- * tile by the digit in shared memory, and write its runs out. */
-template <typename Kernel>
-static void radix_stage3_with(const struct args *a, int block, Kernel scatter)
+template <int IT, bool REGS> static void radix_stage3_with(const struct args *a, int block)
 {
     if (a->n == 0)
         return;
     unsigned threads = (unsigned)tile_threads(block), warps = threads / 32;
-    unsigned tiles = (unsigned)ceil_div(a->n, (size_t)threads * ITEMS);
+    unsigned tiles = (unsigned)ceil_div(a->n, (size_t)threads * IT);
     size_t count_smem = warps * DIGITS3 * sizeof(unsigned);
     size_t scatter_smem =
-        ((warps + 1) * DIGITS3 + (a->pairs ? 2 : 1) * threads * ITEMS) * sizeof(unsigned);
-    allow_smem(radix_stage3_count_kernel, count_smem);
-    allow_smem(scatter, scatter_smem);
+        ((warps + 1) * DIGITS3 + (a->pairs ? 2 : 1) * threads * IT) * sizeof(unsigned);
+    allow_smem(radix_stage3_count_kernel<IT>, count_smem);
+    allow_smem(radix_stage3_scatter_kernel<IT, REGS>, scatter_smem);
     for (int pass = 0; pass < 4; pass++) {
         struct pass s = pass_buffers(a, pass, 4);
-        radix_stage3_count_kernel<<<tiles, threads, count_smem>>>(s.keys_from, a->flags, a->n,
-                                                                  8 * pass, a->type);
+        radix_stage3_count_kernel<IT><<<tiles, threads, count_smem>>>(s.keys_from, a->flags, a->n,
+                                                                      8 * pass, a->type);
         exclusive_scan(a->flags, a->positions, (size_t)DIGITS3 * tiles);
-        scatter<<<tiles, threads, scatter_smem>>>(s, a->positions, a->n, 8 * pass, a->type);
+        radix_stage3_scatter_kernel<IT, REGS>
+            <<<tiles, threads, scatter_smem>>>(s, a->positions, a->n, 8 * pass, a->type);
     }
 }
-static void radix_stage3(const struct args *a, int block)
-{
-    radix_stage3_with(a, block, radix_stage3_scatter_kernel);
-}
-static void radix_stage3b(const struct args *a, int block)
-{
-    radix_stage3_with(a, block, radix_stage3b_scatter_kernel);
-}
+static void radix_stage3(const struct args *a, int block) { radix_stage3_with<16, false>(a, block); }
+static void radix_stage3c(const struct args *a, int block) { radix_stage3_with<16, true>(a, block); }
+static void radix_stage3d(const struct args *a, int block) { radix_stage3_with<24, false>(a, block); }
+static void radix_stage3e(const struct args *a, int block) { radix_stage3_with<20, false>(a, block); }
+static void radix_stage3f(const struct args *a, int block) { radix_stage3_with<12, false>(a, block); }
 
 /* ---- the stage table: the tests, the driver and the run table read it --- */
 
@@ -499,6 +413,9 @@ const struct stage radix_stages[] = {
     {"1", "a bit a pass: flag, library scan, split", radix_stage1},
     {"2", "4 bits a pass: tile counts, scan, scatter", radix_stage2},
     {"3", "8 bits a pass: local sort, ballot ranks", radix_stage3},
-    {"3b", "trial: 3 without __syncwarp between rounds", radix_stage3b},
+    {"3c", "trial: digits kept in registers", radix_stage3c},
+    {"3d", "trial: 24 keys a thread", radix_stage3d},
+    {"3e", "trial: 20 keys a thread", radix_stage3e},
+    {"3f", "trial: 12 keys a thread", radix_stage3f},
     {NULL, NULL, NULL},
 };

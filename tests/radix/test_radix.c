@@ -9,4 +9,7 @@
 STAGE_TESTS(radix, 1)
 STAGE_TESTS(radix, 2)
 STAGE_TESTS(radix, 3)
-STAGE_TESTS(radix, 3b)
+STAGE_TESTS(radix, 3c)
+STAGE_TESTS(radix, 3d)
+STAGE_TESTS(radix, 3e)
+STAGE_TESTS(radix, 3f)
