@@ -178,10 +178,128 @@ static void radix_stage2(const struct args *a, int block)
     }
 }
 
+
+/* ---- stage 3 ------------------------------------------------------------ */
+
+/* Stage 3 sorts on 8-bit digits: 4 passes. Each warp has its own chunk of
+ * the tile, 32 * ITEMS3 keys, read in rounds: in round k, lane l holds key
+ * chunk + 32 * k + l, so the warps' chunks in order, and the rounds in
+ * order inside each, are the input order. */
+enum { DIGITS3 = 256, DIGIT_BITS3 = 8 };
+
+__device__ size_t warp_chunk(void)
+{
+    return (blockIdx.x * (size_t)blockDim.x + threadIdx.x / 32 * 32) * ITEMS3;
+}
+
+__device__ void count_warp_digits(const unsigned *__restrict__ keys, unsigned (&key)[ITEMS3],
+                                  unsigned *row, size_t n, int shift, enum elem type)
+{
+    /* TODO stage 3 ----------------------------------------------------------
+     * Goal: read this warp's chunk into key[] (round k in key[k]) and count
+     *       its keys of each digit (digit_of(key, type, shift, DIGITS3))
+     *       into row[0..255], the warp's own row of counters.
+     * Keep: keys past n are not counted. The lanes clear the row first, and
+     *       no lane counts before every lane has cleared (__syncwarp).
+     * Hint: issue all ITEMS3 loads before the first atomicAdd, so that
+     *       they are in flight together. Only the 32 lanes of one warp ever
+     *       share a counter, so they seldom wait for each other.
+     */
+}
+
+__global__ void __launch_bounds__(MAX_THREADS3)
+    radix_stage3_count_kernel(const unsigned *__restrict__ keys, unsigned *__restrict__ counts,
+                              size_t n, int shift, enum elem type)
+{
+    /* TODO stage 3 ----------------------------------------------------------
+     * Goal: as stage 2's count, for 256 digits: counts[d * gridDim.x +
+     *       blockIdx.x] = the tile's keys of digit d.
+     * Keep: each warp counts its chunk into its own row of warp_rows
+     *       (count_warp_digits); the rows are summed once all are done.
+     * Hint: warp_rows holds blockDim.x / 32 rows of DIGITS3 counters.
+     */
+}
+
+/* Called by every thread of the block once warp_rows holds each warp's
+ * counts. */
+__device__ void tile_places(unsigned *warp_rows, unsigned *to_out,
+                            const unsigned *__restrict__ starts)
+{
+    /* TODO stage 3 ----------------------------------------------------------
+     * Goal: in the tile sorted by digit (digit 0's keys, then digit 1's,
+     *       ..., each digit's keys in input order), warp w's first key of
+     *       digit d sits at P(w, d) = the tile's keys of all digits below d,
+     *       plus the keys of digit d in warps 0..w-1. Turn each count
+     *       warp_rows[w * DIGITS3 + d] into that place P(w, d), and set
+     *       to_out[d] = starts[d * gridDim.x + blockIdx.x] - P(0, d): the
+     *       key at place j of the sorted tile then goes to
+     *       keys_to[to_out[d] + j].
+     * Keep: the table is digit-major again, as in stage 2, only now inside
+     *       a tile: one exclusive scan in the order (digit, warp). A barrier
+     *       between steps that read what other threads wrote.
+     * Hint: a thread per digit walks its column of warps (the digit's
+     *       total, and each warp's start within the digit); warp 0 scans
+     *       the 256 totals, 8 a lane (warp_scan_inclusive); a thread per
+     *       digit adds the digit's start to its column. to_out can hold the
+     *       totals, then the starts, on the way.
+     */
+}
+
+__global__ void __launch_bounds__(MAX_THREADS3)
+    radix_stage3_scatter_kernel(struct pass s, const unsigned *__restrict__ starts, size_t n,
+                                int shift, enum elem type)
+{
+    /* TODO stage 3 ----------------------------------------------------------
+     * Goal: sort the tile by the digit in shared memory, then write it out
+     *       in order. Count (count_warp_digits), then tile_places; then
+     *       round by round each key finds the lanes of its warp with the
+     *       same digit (its peers), and the lowest of them takes the
+     *       group's places: first = atomicAdd(&row[d], number of peers).
+     *       A key's place in the sorted tile is first plus its peers in
+     *       lower lanes; it goes to sorted[place] (its value to
+     *       sorted[tile + place]). Then thread t writes sorted[j] for
+     *       j = t, t + blockDim.x, ...: neighbours in a warp write
+     *       neighbouring words, except where the digit changes.
+     * Keep: the peers come from ballots, one a bit of the digit: a lane
+     *       keeps the lanes whose bit agrees with its own (the ballot, or
+     *       its complement), and only lanes whose key is below n. The
+     *       leader's first reaches its peers by __shfl_sync, which waits
+     *       for the leader's atomicAdd to return, so the next round's
+     *       leader adds after it. Barriers between the phases.
+     * Hint: 8 __ballot_sync a round. The leader is __ffs(peers) - 1; the
+     *       lanes below yours are (1u << lane) - 1. A tile past n has count
+     *       keys, not tile.
+     */
+}
+
+/* 4 passes of 8 bits: count each tile's digits, scan the table, sort each
+ * tile by the digit in shared memory and write its runs out. */
+static void radix_stage3(const struct args *a, int block)
+{
+    if (a->n == 0)
+        return;
+    unsigned threads = (unsigned)stage3_threads(block), warps = threads / 32;
+    unsigned tiles = (unsigned)ceil_div(a->n, (size_t)threads * ITEMS3);
+    size_t count_smem = warps * DIGITS3 * sizeof(unsigned);
+    size_t scatter_smem =
+        ((warps + 1) * DIGITS3 + (a->pairs ? 2 : 1) * threads * ITEMS3) * sizeof(unsigned);
+    allow_smem(radix_stage3_count_kernel, count_smem);
+    allow_smem(radix_stage3_scatter_kernel, scatter_smem);
+    for (int pass = 0; pass < 4; pass++) {
+        struct pass s = pass_buffers(a, pass, 4);
+        radix_stage3_count_kernel<<<tiles, threads, count_smem>>>(s.keys_from, a->flags, a->n,
+                                                                  8 * pass, a->type);
+        exclusive_scan(a->flags, a->positions, (size_t)DIGITS3 * tiles);
+        radix_stage3_scatter_kernel<<<tiles, threads, scatter_smem>>>(s, a->positions, a->n,
+                                                                      8 * pass, a->type);
+    }
+}
+
 /* ---- the stage table: the tests, the driver and the run table read it --- */
 
 const struct stage radix_stages[] = {
     {"1", "a bit a pass: flag, library scan, split", radix_stage1},
     {"2", "4 bits a pass: tile counts, scan, scatter", radix_stage2},
+    {"3", "8 bits a pass: local sort, ballot ranks", radix_stage3},
     {NULL, NULL, NULL},
 };

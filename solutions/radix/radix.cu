@@ -246,45 +246,61 @@ static void radix_stage2(const struct args *a, int block)
 
 /* ---- stage 3 ------------------------------------------------------------ */
 
+/* Stage 3 sorts on 8-bit digits: 4 passes. Each warp has its own chunk of
+ * the tile, 32 * ITEMS3 keys, read in rounds: in round k, lane l holds key
+ * chunk + 32 * k + l, so the warps' chunks in order, and the rounds in
+ * order inside each, are the input order. */
 enum { DIGITS3 = 256, DIGIT_BITS3 = 8 };
 
-template <int IT> __device__ size_t warp_chunk(void)
+__device__ size_t warp_chunk(void)
 {
-    return (blockIdx.x * (size_t)blockDim.x + threadIdx.x / 32 * 32) * IT;
+    return (blockIdx.x * (size_t)blockDim.x + threadIdx.x / 32 * 32) * ITEMS3;
 }
 
-template <int IT, bool REGS>
-__device__ void count_chunk(const unsigned *__restrict__ keys, unsigned key[IT], unsigned dig[IT],
-                            unsigned *row, size_t n, int shift, enum elem type)
+__device__ void count_warp_digits(const unsigned *__restrict__ keys, unsigned (&key)[ITEMS3],
+                                  unsigned *row, size_t n, int shift, enum elem type)
 {
+    /* STUDENT stage 3 -------------------------------------------------------
+     * Goal: read this warp's chunk into key[] (round k in key[k]) and count
+     *       its keys of each digit (digit_of(key, type, shift, DIGITS3))
+     *       into row[0..255], the warp's own row of counters.
+     * Keep: keys past n are not counted. The lanes clear the row first, and
+     *       no lane counts before every lane has cleared (__syncwarp).
+     * Hint: issue all ITEMS3 loads before the first atomicAdd, so that
+     *       they are in flight together. Only the 32 lanes of one warp ever
+     *       share a counter, so they seldom wait for each other.
+     */
     unsigned lane = threadIdx.x % 32;
-    size_t chunk = warp_chunk<IT>();
+    size_t chunk = warp_chunk();
     for (unsigned d = lane; d < DIGITS3; d += 32)
         row[d] = 0;
 #pragma unroll
-    for (int k = 0; k < IT; k++) {
+    for (int k = 0; k < ITEMS3; k++) {
         size_t i = chunk + 32 * k + lane;
         key[k] = i < n ? keys[i] : 0;
     }
     __syncwarp();
 #pragma unroll
-    for (int k = 0; k < IT; k++) {
-        unsigned d = digit_of(key[k], type, shift, DIGITS3);
-        if (REGS)
-            dig[k] = d;
+    for (int k = 0; k < ITEMS3; k++)
         if (chunk + 32 * k + lane < n)
-            atomicAdd(&row[d], 1u);
-    }
+            atomicAdd(&row[digit_of(key[k], type, shift, DIGITS3)], 1u);
+    /* END STUDENT */
 }
 
-template <int IT>
-__global__ void radix_stage3_count_kernel(const unsigned *__restrict__ keys,
-                                          unsigned *__restrict__ counts, size_t n, int shift,
-                                          enum elem type)
+__global__ void __launch_bounds__(MAX_THREADS3)
+    radix_stage3_count_kernel(const unsigned *__restrict__ keys, unsigned *__restrict__ counts,
+                              size_t n, int shift, enum elem type)
 {
+    /* STUDENT stage 3 -------------------------------------------------------
+     * Goal: as stage 2's count, for 256 digits: counts[d * gridDim.x +
+     *       blockIdx.x] = the tile's keys of digit d.
+     * Keep: each warp counts its chunk into its own row of warp_rows
+     *       (count_warp_digits); the rows are summed once all are done.
+     * Hint: warp_rows holds blockDim.x / 32 rows of DIGITS3 counters.
+     */
     extern __shared__ unsigned warp_rows[];
-    unsigned warps = blockDim.x / 32, key[IT];
-    count_chunk<IT, false>(keys, key, key, warp_rows + threadIdx.x / 32 * DIGITS3, n, shift, type);
+    unsigned warps = blockDim.x / 32, key[ITEMS3];
+    count_warp_digits(keys, key, warp_rows + threadIdx.x / 32 * DIGITS3, n, shift, type);
     __syncthreads();
     for (unsigned d = threadIdx.x; d < DIGITS3; d += blockDim.x) {
         unsigned sum = 0;
@@ -292,34 +308,33 @@ __global__ void radix_stage3_count_kernel(const unsigned *__restrict__ keys,
             sum += warp_rows[w * DIGITS3 + d];
         counts[d * gridDim.x + blockIdx.x] = sum;
     }
+    /* END STUDENT */
 }
 
-__device__ unsigned same_digit_lanes(unsigned digit, unsigned lanes)
+/* Called by every thread of the block once warp_rows holds each warp's
+ * counts. */
+__device__ void tile_places(unsigned *warp_rows, unsigned *to_out,
+                            const unsigned *__restrict__ starts)
 {
-#pragma unroll
-    for (int b = 0; b < DIGIT_BITS3; b++) {
-        unsigned ones = __ballot_sync(FULL_WARP, digit >> b & 1);
-        lanes &= digit >> b & 1 ? ones : ~ones;
-    }
-    return lanes;
-}
-
-template <int IT, bool REGS>
-__global__ void radix_stage3_scatter_kernel(struct pass s, const unsigned *__restrict__ starts,
-                                            size_t n, int shift, enum elem type)
-{
-    extern __shared__ unsigned tile_memory[];
-    unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = blockDim.x / 32;
-    unsigned tile = blockDim.x * IT;
-    unsigned *warp_rows = tile_memory;
-    unsigned *to_out = warp_rows + warps * DIGITS3;
-    unsigned *sorted = to_out + DIGITS3;
-    unsigned *row = warp_rows + warp * DIGITS3;
-    size_t base = blockIdx.x * (size_t)tile, chunk = warp_chunk<IT>();
-    unsigned count = (unsigned)min((size_t)tile, n - base);
-    unsigned key[IT], dig[REGS ? IT : 1];
-    count_chunk<IT, REGS>(s.keys_from, key, REGS ? dig : key, row, n, shift, type);
-    __syncthreads();
+    /* STUDENT stage 3 -------------------------------------------------------
+     * Goal: in the tile sorted by digit (digit 0's keys, then digit 1's,
+     *       ..., each digit's keys in input order), warp w's first key of
+     *       digit d sits at P(w, d) = the tile's keys of all digits below d,
+     *       plus the keys of digit d in warps 0..w-1. Turn each count
+     *       warp_rows[w * DIGITS3 + d] into that place P(w, d), and set
+     *       to_out[d] = starts[d * gridDim.x + blockIdx.x] - P(0, d): the
+     *       key at place j of the sorted tile then goes to
+     *       keys_to[to_out[d] + j].
+     * Keep: the table is digit-major again, as in stage 2, only now inside
+     *       a tile: one exclusive scan in the order (digit, warp). A barrier
+     *       between steps that read what other threads wrote.
+     * Hint: a thread per digit walks its column of warps (the digit's
+     *       total, and each warp's start within the digit); warp 0 scans
+     *       the 256 totals, 8 a lane (warp_scan_inclusive); a thread per
+     *       digit adds the digit's start to its column. to_out can hold the
+     *       totals, then the starts, on the way.
+     */
+    unsigned lane = threadIdx.x % 32, warps = blockDim.x / 32;
     for (unsigned d = threadIdx.x; d < DIGITS3; d += blockDim.x) {
         unsigned sum = 0;
         for (unsigned w = 0; w < warps; w++) {
@@ -330,7 +345,7 @@ __global__ void radix_stage3_scatter_kernel(struct pass s, const unsigned *__res
         to_out[d] = sum;
     }
     __syncthreads();
-    if (warp == 0) {
+    if (threadIdx.x < 32) {
         enum { PER_LANE = DIGITS3 / 32 };
         unsigned total[PER_LANE], sum = 0;
 #pragma unroll
@@ -350,13 +365,59 @@ __global__ void radix_stage3_scatter_kernel(struct pass s, const unsigned *__res
             warp_rows[w * DIGITS3 + d] += start;
         to_out[d] = starts[d * gridDim.x + blockIdx.x] - start;
     }
+    /* END STUDENT */
+}
+
+__global__ void __launch_bounds__(MAX_THREADS3)
+    radix_stage3_scatter_kernel(struct pass s, const unsigned *__restrict__ starts, size_t n,
+                                int shift, enum elem type)
+{
+    /* STUDENT stage 3 -------------------------------------------------------
+     * Goal: sort the tile by the digit in shared memory, then write it out
+     *       in order. Count (count_warp_digits), then tile_places; then
+     *       round by round each key finds the lanes of its warp with the
+     *       same digit (its peers), and the lowest of them takes the
+     *       group's places: first = atomicAdd(&row[d], number of peers).
+     *       A key's place in the sorted tile is first plus its peers in
+     *       lower lanes; it goes to sorted[place] (its value to
+     *       sorted[tile + place]). Then thread t writes sorted[j] for
+     *       j = t, t + blockDim.x, ...: neighbours in a warp write
+     *       neighbouring words, except where the digit changes.
+     * Keep: the peers come from ballots, one a bit of the digit: a lane
+     *       keeps the lanes whose bit agrees with its own (the ballot, or
+     *       its complement), and only lanes whose key is below n. The
+     *       leader's first reaches its peers by __shfl_sync, which waits
+     *       for the leader's atomicAdd to return, so the next round's
+     *       leader adds after it. Barriers between the phases.
+     * Hint: 8 __ballot_sync a round. The leader is __ffs(peers) - 1; the
+     *       lanes below yours are (1u << lane) - 1. A tile past n has count
+     *       keys, not tile.
+     */
+    extern __shared__ unsigned tile_memory[];
+    unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = blockDim.x / 32;
+    unsigned tile = blockDim.x * ITEMS3;
+    unsigned *warp_rows = tile_memory;              /* [warps][DIGITS3] */
+    unsigned *to_out = warp_rows + warps * DIGITS3; /* [DIGITS3] */
+    unsigned *sorted = to_out + DIGITS3;            /* [tile] keys, then [tile] values */
+    unsigned *row = warp_rows + warp * DIGITS3;
+    size_t base = blockIdx.x * (size_t)tile, chunk = warp_chunk();
+    unsigned count = (unsigned)min((size_t)tile, n - base);
+    unsigned key[ITEMS3];
+    count_warp_digits(s.keys_from, key, row, n, shift, type);
+    __syncthreads();
+    tile_places(warp_rows, to_out, starts);
     __syncthreads();
     unsigned below = (1u << lane) - 1;
 #pragma unroll
-    for (int k = 0; k < IT; k++) {
+    for (int k = 0; k < ITEMS3; k++) {
         size_t i = chunk + 32 * k + lane;
-        unsigned d = REGS ? dig[REGS ? k : 0] : digit_of(key[k], type, shift, DIGITS3);
-        unsigned peers = same_digit_lanes(d, __ballot_sync(FULL_WARP, i < n));
+        unsigned d = digit_of(key[k], type, shift, DIGITS3);
+        unsigned peers = __ballot_sync(FULL_WARP, i < n);
+#pragma unroll
+        for (int b = 0; b < DIGIT_BITS3; b++) {
+            unsigned ones = __ballot_sync(FULL_WARP, d >> b & 1);
+            peers &= d >> b & 1 ? ones : ~ones;
+        }
         unsigned leader = __ffs(peers) - 1, first = 0;
         if (lane == leader)
             first = atomicAdd(&row[d], __popc(peers));
@@ -369,43 +430,41 @@ __global__ void radix_stage3_scatter_kernel(struct pass s, const unsigned *__res
     }
     __syncthreads();
 #pragma unroll
-    for (int k = 0; k < IT; k++) {
+    for (int k = 0; k < ITEMS3; k++) {
         unsigned j = k * blockDim.x + threadIdx.x;
         if (j < count) {
             unsigned key = sorted[j];
-            unsigned out = to_out[digit_of(key, type, shift, DIGITS3)] + j;
-            s.keys_to[out] = key;
+            unsigned to = to_out[digit_of(key, type, shift, DIGITS3)] + j;
+            s.keys_to[to] = key;
             if (s.values_from)
-                s.values_to[out] = sorted[tile + j];
+                s.values_to[to] = sorted[tile + j];
         }
     }
+    /* END STUDENT */
 }
 
-template <int IT, bool REGS> static void radix_stage3_with(const struct args *a, int block)
+/* 4 passes of 8 bits: count each tile's digits, scan the table, sort each
+ * tile by the digit in shared memory and write its runs out. */
+static void radix_stage3(const struct args *a, int block)
 {
     if (a->n == 0)
         return;
-    unsigned threads = (unsigned)tile_threads(block), warps = threads / 32;
-    unsigned tiles = (unsigned)ceil_div(a->n, (size_t)threads * IT);
+    unsigned threads = (unsigned)stage3_threads(block), warps = threads / 32;
+    unsigned tiles = (unsigned)ceil_div(a->n, (size_t)threads * ITEMS3);
     size_t count_smem = warps * DIGITS3 * sizeof(unsigned);
     size_t scatter_smem =
-        ((warps + 1) * DIGITS3 + (a->pairs ? 2 : 1) * threads * IT) * sizeof(unsigned);
-    allow_smem(radix_stage3_count_kernel<IT>, count_smem);
-    allow_smem(radix_stage3_scatter_kernel<IT, REGS>, scatter_smem);
+        ((warps + 1) * DIGITS3 + (a->pairs ? 2 : 1) * threads * ITEMS3) * sizeof(unsigned);
+    allow_smem(radix_stage3_count_kernel, count_smem);
+    allow_smem(radix_stage3_scatter_kernel, scatter_smem);
     for (int pass = 0; pass < 4; pass++) {
         struct pass s = pass_buffers(a, pass, 4);
-        radix_stage3_count_kernel<IT><<<tiles, threads, count_smem>>>(s.keys_from, a->flags, a->n,
-                                                                      8 * pass, a->type);
+        radix_stage3_count_kernel<<<tiles, threads, count_smem>>>(s.keys_from, a->flags, a->n,
+                                                                  8 * pass, a->type);
         exclusive_scan(a->flags, a->positions, (size_t)DIGITS3 * tiles);
-        radix_stage3_scatter_kernel<IT, REGS>
-            <<<tiles, threads, scatter_smem>>>(s, a->positions, a->n, 8 * pass, a->type);
+        radix_stage3_scatter_kernel<<<tiles, threads, scatter_smem>>>(s, a->positions, a->n,
+                                                                      8 * pass, a->type);
     }
 }
-static void radix_stage3(const struct args *a, int block) { radix_stage3_with<16, false>(a, block); }
-static void radix_stage3c(const struct args *a, int block) { radix_stage3_with<16, true>(a, block); }
-static void radix_stage3d(const struct args *a, int block) { radix_stage3_with<24, false>(a, block); }
-static void radix_stage3e(const struct args *a, int block) { radix_stage3_with<20, false>(a, block); }
-static void radix_stage3f(const struct args *a, int block) { radix_stage3_with<12, false>(a, block); }
 
 /* ---- the stage table: the tests, the driver and the run table read it --- */
 
@@ -413,9 +472,5 @@ const struct stage radix_stages[] = {
     {"1", "a bit a pass: flag, library scan, split", radix_stage1},
     {"2", "4 bits a pass: tile counts, scan, scatter", radix_stage2},
     {"3", "8 bits a pass: local sort, ballot ranks", radix_stage3},
-    {"3c", "trial: digits kept in registers", radix_stage3c},
-    {"3d", "trial: 24 keys a thread", radix_stage3d},
-    {"3e", "trial: 20 keys a thread", radix_stage3e},
-    {"3f", "trial: 12 keys a thread", radix_stage3f},
     {NULL, NULL, NULL},
 };

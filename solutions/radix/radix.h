@@ -23,13 +23,24 @@ struct args {
     unsigned *positions;       /* the scan of flags */
 };
 
-/* Stages 2 and 3 give each thread ITEMS keys; a tile is the keys of one
- * block: tile_threads(BLOCK) threads, BLOCK rounded to whole warps between
- * 32 and 1024, times ITEMS. */
+/* Stage 2 gives each thread ITEMS keys; a tile is the keys of one block:
+ * tile_threads(BLOCK) threads, BLOCK rounded to whole warps between 32 and
+ * 1024, times ITEMS. */
 enum { ITEMS = 16 };
 static inline int tile_threads(int block)
 {
     return block < 32 ? 32 : block > 1024 ? 1024 : block / 32 * 32;
+}
+
+/* Stage 3 gives each thread ITEMS3 keys, in blocks of at most MAX_THREADS3
+ * threads: it sorts a tile in shared memory, and the keys and values of
+ * 1024 threads' tile (1024 * 24 * 8 bytes = 192 KiB) and its counts would
+ * not fit in an SM's 227 KiB. */
+enum { ITEMS3 = 24, MAX_THREADS3 = 512 };
+static inline int stage3_threads(int block)
+{
+    int threads = tile_threads(block);
+    return threads > MAX_THREADS3 ? MAX_THREADS3 : threads;
 }
 
 /* radix.cu's stage table, and the library row (tests/radix) */

@@ -98,6 +98,8 @@ static void radix_setup(struct problem *p)
         a->values_out = problem_add_output(p, "values_out", U32, n, 0, 0)->dev;
         a->values_tmp = problem_add_scratch(p, "values_tmp", U32, n)->dev;
     }
+    /* a count a digit and tile: stage 2 has 16 digits, stage 3 256, and no
+     * tile is smaller than 32 threads of ITEMS keys */
     size_t tiles = n / (32 * ITEMS) + 1, counts = 256 * tiles > n ? 256 * tiles : n;
     a->flags = problem_add_scratch(p, "flags", U32, counts)->dev;
     a->positions = problem_add_scratch(p, "positions", U32, counts)->dev;
@@ -223,10 +225,13 @@ static const char *radix_hint(const struct problem *p, const struct stage *s,
            "before it), or the values did not move with their keys";
 }
 
-/* Stage 1 runs BLOCK as given; the others whole warps (tile_threads). */
+/* Stage 1 runs BLOCK as given; stage 2 whole warps (tile_threads), stage 3
+ * whole warps up to MAX_THREADS3 (stage3_threads). */
 static int radix_threads(const struct stage *s, int block)
 {
-    return strcmp(s->id, "1") == 0 ? block : tile_threads(block);
+    return strcmp(s->id, "1") == 0   ? block
+           : strcmp(s->id, "2") == 0 ? tile_threads(block)
+                                     : stage3_threads(block);
 }
 
 const struct lab radix_lab = {
