@@ -162,7 +162,7 @@ std::string device_access(const char *p, size_t size, const char *verb, const vo
                " was freed with cudaFree: free an array only after the last kernel that uses it";
     if (p + size > a->hi) {
         const char *how = p < a->hi ? "partly past " : p == a->hi && a->name.empty() ? "just past " : "past ";
-        return text + how + array + " end" + of + ": a missing or wrong bounds test (i < n)?";
+        return text + how + array + " end" + of + ": a missing or wrong bounds test (i < n), or an index computed too large?";
     }
     return text + (p + size > a->lo ? "partly before " : "before ") + array + " start" + of +
            ": an index that went below zero (an unsigned that wrapped, or a missing test such "
@@ -337,10 +337,22 @@ static void note_race(block_runner &r, const unsigned char *p, unsigned other, b
 std::string race_report(const block_runner &r)
 {
     const race &c = r.raced;
-    return block_where(r, c.in, c.pc) + ": a race on shared memory. " + thread_name(c.thread) +
-           (c.writes ? " writes " : " reads ") + shared_name(r, c.at) + at_line(c.pc) +
-           ", which " + thread_name(c.other) + (c.other_wrote ? " wrote" : " read") +
-           at_line(c.other_pc) +
+    /* Two writes from one line: the threads' indices may simply collide,
+     * which no barrier mends, so say both. */
+    const char *same_place =
+        c.writes && c.other_wrote && c.pc == c.other_pc
+            ? ". The same line wrote the word twice: either the two threads computed the same "
+              "index (each must have a word of its own there), or a barrier between the two "
+              "writes is missing"
+            : nullptr;
+    std::string report = block_where(r, c.in, c.pc) + ": a race on shared memory. " +
+                         thread_name(c.thread) + (c.writes ? " writes " : " reads ") +
+                         shared_name(r, c.at) + at_line(c.pc) + ", which " +
+                         thread_name(c.other) + (c.other_wrote ? " wrote" : " read") +
+                         at_line(c.other_pc);
+    if (same_place)
+        return report + same_place;
+    return report +
            (c.across_warps
                 ? " since the last __syncthreads(): a __syncthreads() between the two accesses "
                   "is missing"

@@ -405,6 +405,24 @@ const char *emu_tree_sum(int *out, const int *in, int blocks, int block, int pla
     return finish_ints(out, d, blocks);
 }
 
+/* Each thread puts its value at a place in shared memory; the planted bug
+ * gives two threads each place (t / 2), as a wrong rank would. */
+__global__ void place_values(int *out, bool planted)
+{
+    extern __shared__ int placed[];
+    unsigned t = threadIdx.x;
+    placed[planted ? t / 2 : t] = (int)t;
+    __syncthreads();
+    out[t] = placed[t];
+}
+
+const char *emu_colliding_places(int *out, int block, int planted)
+{
+    int *d = to_device(NULL, block);
+    place_values<<<1, block, block * sizeof(int)>>>(d, planted);
+    return finish_ints(out, d, block);
+}
+
 /* Hillis and Steele's inclusive scan of each block, in place; the planted
  * bug leaves out the barriers of its steps. */
 __global__ void hillis_steele(int *out, const int *in, bool planted)

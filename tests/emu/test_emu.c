@@ -355,6 +355,22 @@ Test(emu, advises_syncthreads_for_a_tree_sum_without_its_loop_barrier, TIMEOUT)
         expect_block_barrier_advice(emu_tree_sum(out, in, BLOCKS, block, 2));
 }
 
+/* Two threads writing one word from one line may have computed the same
+ * place (a wrong rank), which no barrier mends: the report says both. */
+Test(emu, names_colliding_places_beside_a_missing_barrier, TIMEOUT)
+{
+    enum { BLOCK = 64 };
+    int out[BLOCK];
+    cr_assert_null(emu_colliding_places(out, BLOCK, 0));
+    for (int t = 0; t < BLOCK; t++)
+        cr_assert_eq(out[t], t, "placed[%d] = %d", t, out[t]);
+    const char *error = emu_colliding_places(out, BLOCK, 1);
+    expect_error_saying(error, (const char *[]){"a race on shared memory", "emu_kernels.cu:",
+                                                "the two threads computed the same index",
+                                                "or a barrier between the two writes is missing",
+                                                NULL});
+}
+
 Test(emu, passes_a_hillis_steele_scan_with_its_barriers, TIMEOUT)
 {
     enum { BLOCKS = 3, BLOCK = 256 };
@@ -426,14 +442,16 @@ Test(emu, stops_an_access_past_the_end_of_a_device_allocation, TIMEOUT)
              "just past its end", at_line("copy without bounds test"));
     expect_error_saying(emu_out_of_bounds(1000),
                         (const char *[]){"kernel copy_unchecked, block (3, 0, 0), thread 232", what,
-                                         "a missing or wrong bounds test (i < n)?", NULL});
+                                         "a missing or wrong bounds test (i < n), or an index "
+                                         "computed too large?",
+                                         NULL});
 }
 
 Test(emu, names_the_array_and_index_read_past_its_end, TIMEOUT)
 {
     char what[300];
     snprintf(what, sizeof what, "thread 232 reads in[1000] %s, past the end of 'in' (1000 "
-             "elements): a missing or wrong bounds test (i < n)?",
+             "elements): a missing or wrong bounds test (i < n), or an index computed too large?",
              at_line("copy without bounds test"));
     expect_error_saying(emu_named_out_of_bounds(1000),
                         (const char *[]){"kernel copy_unchecked, block (3, 0, 0), ", what, NULL});
