@@ -242,6 +242,8 @@ static const char *shape_hint(const struct problem *p, const struct buffer *b,
                               const struct mismatch *m)
 {
     static char hint[400];
+    if (b->cols) /* a matrix's shapes are its lab's to read */
+        return NULL;
     if (m->unwritten == m->count && m->last == b->compared - 1 &&
         m->count == b->compared - m->first) {
         snprintf(hint, sizeof hint,
@@ -318,9 +320,9 @@ const char *problem_title(const struct problem *p, const struct stage *s)
     else
         snprintf(block, sizeof block, "block %d (run as %d threads)", p->block,
                  problem_threads(p, s));
-    snprintf(title, sizeof title, "%s stage %s (%s)%s%s, n = %zu, %s, seed %llu", p->lab->name,
-             s->id, s->idea, variant ? ", " : "", variant ? variant : "", p->n, block,
-             (unsigned long long)p->seed);
+    snprintf(title, sizeof title, "%s stage %s (%s)%s%s, %s%s, %s, seed %llu", p->lab->name,
+             s->id, s->idea, variant ? ", " : "", variant ? variant : "", p->cols ? "" : "n = ",
+             size_text(p->n, p->cols), block, (unsigned long long)p->seed);
     return title;
 }
 
@@ -356,6 +358,15 @@ const char *reproduce_command(const struct problem *p, const struct stage *s)
 }
 
 /* "what is wrong" lines and the likely cause, by verdict. */
+/* "[1025]", or "[3][7]" in a matrix (b->cols a row) */
+static void element_text(char *text, size_t len, const struct buffer *b, size_t index)
+{
+    if (b->cols)
+        snprintf(text, len, "[%zu][%zu]", index / b->cols, index % b->cols);
+    else
+        snprintf(text, len, "[%zu]", index);
+}
+
 static int describe_wrong(const struct problem *p, const struct stage *s, const struct finding *f,
                           char *msg, size_t len, const char **hint)
 {
@@ -380,7 +391,9 @@ static int describe_wrong(const struct problem *p, const struct stage *s, const 
         return snprintf(msg, len, "  the input '%s' changed, first at element %lld\n", b->name,
                         f->index);
     case OUTPUT_WRONG: {
-        char expected[64], got[64];
+        char expected[64], got[64], first[64], last[64];
+        element_text(first, sizeof first, b, m->first);
+        element_text(last, sizeof last, b, m->last);
         format_value(expected, sizeof expected, b, m->expected, false);
         format_value(got, sizeof got, b, m->got,
                      is_poison((const char *)b->got + elem_size(b->type) * m->first,
@@ -391,11 +404,11 @@ static int describe_wrong(const struct problem *p, const struct stage *s, const 
         if (!*hint)
             *hint = shape_hint(p, b, m);
         int k = snprintf(msg, len,
-                         "  %s[%zu]: expected %s, got %s\n"
-                         "  %zu of %zu elements wrong (%zu never written), first at %zu, last at "
-                         "%zu\n",
-                         b->name, m->first, expected, got, m->count, b->compared, m->unwritten,
-                         m->first, m->last);
+                         "  %s%s: expected %s, got %s\n"
+                         "  %zu of %zu elements wrong (%zu never written), first at %s, last at "
+                         "%s\n",
+                         b->name, first, expected, got, m->count, b->compared, m->unwritten,
+                         first, last);
         if (b->type == F32 && k > 0 && (size_t)k < len)
             k += snprintf(msg + k, len - k, "  (floats pass within %g + %g*|expected|)\n",
                           b->atol, b->rtol);
@@ -501,6 +514,32 @@ bool parse_size(const char *text, size_t *out)
         return false;
     *out = (size_t)v;
     return true;
+}
+
+bool parse_shape(const char *text, size_t *rows, size_t *cols)
+{
+    const char *x = text ? strchr(text, 'x') : NULL;
+    if (!x || x == text)
+        return false;
+    char first[64];
+    size_t len = (size_t)(x - text);
+    if (len >= sizeof first)
+        return false;
+    memcpy(first, text, len);
+    first[len] = '\0';
+    return parse_size(first, rows) && parse_size(x + 1, cols);
+}
+
+const char *size_text(size_t n, size_t cols)
+{
+    static char text[4][48];
+    static int k;
+    k = (k + 1) % 4;
+    if (cols)
+        snprintf(text[k], sizeof text[k], "%zux%zu", n / cols, cols);
+    else
+        snprintf(text[k], sizeof text[k], "%zu", n);
+    return text[k];
 }
 
 double now_ms(void)

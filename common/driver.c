@@ -30,6 +30,7 @@ enum { WARMUP = 3, REPS = 20, STAGE_SECONDS = 60 };
 
 struct run_options {
     size_t n;
+    size_t cols;         /* a matrix lab's columns (n = rows * cols); 0 for the others */
     const char *stages;  /* STAGE's filter; NULL: every stage */
     const char *variant; /* NULL: every variant */
     uint64_t seed;
@@ -96,9 +97,28 @@ static struct run_options parse_options(int argc, char *argv[])
     struct run_options o = {.n = (size_t)1 << (gpu_emulated() ? 20 : 24), .block = 256,
                             .sweep = true, .stages = text[OPT_STAGE],
                             .variant = text[OPT_VARIANT]};
-    if (text[OPT_N] && !parse_size(text[OPT_N], &o.n))
+    if (workbook_lab->matrix) { /* a square of the same size by default */
+        o.cols = (size_t)1 << (gpu_emulated() ? 10 : 12);
+        size_t rows = 0;
+        if (text[OPT_N] && !parse_shape(text[OPT_N], &rows, &o.cols))
+            die("N=%s: %s takes a matrix's rows and columns, ROWSxCOLS, such as N=1000x999 or "
+                "N=2^14x2^14",
+                text[OPT_N], workbook_lab->name);
+        if (text[OPT_N] && (rows == 0 || o.cols == 0))
+            die("N=%s: a matrix with no %s holds nothing to time; choose both sides >= 1",
+                text[OPT_N], rows ? "columns" : "rows");
+        if (text[OPT_N] && rows > SIZE_MAX / o.cols)
+            die("N=%s: rows times columns is more elements than this machine can count",
+                text[OPT_N]);
+        o.n = text[OPT_N] ? rows * o.cols : o.cols * o.cols;
+    } else if (text[OPT_N] && !parse_size(text[OPT_N], &o.n)) {
+        if (strchr(text[OPT_N], 'x'))
+            die("N=%s: %s's size is one number, such as 1000000 or 2^24 (ROWSxCOLS is for "
+                "matrices, in transpose)",
+                text[OPT_N], workbook_lab->name);
         die("N=%s: expected a whole number below 2^63, such as 1000000, 2^28 or 2^24+17",
             text[OPT_N]);
+    }
     o.seed = text[OPT_SEED] ? whole_number("SEED", text[OPT_SEED], ULLONG_MAX,
                                            "a seed is a whole number, e.g. SEED=42")
                             : seed_from_env(); /* SEED is unset or empty: it draws one */
@@ -144,7 +164,7 @@ static int check_options(const struct lab *lab, const struct run_options *o)
     int only = o->variant ? variant_index(lab, o->variant) : -1;
     char why[256];
     for (int v = 0; v < variant_count(lab); v++)
-        if ((only < 0 || v == only) && !problem_fits(lab, v, o->n, why, sizeof why))
+        if ((only < 0 || v == only) && !problem_fits(lab, v, o->n, o->cols, why, sizeof why))
             die("%s", why);
     return only;
 }
@@ -401,7 +421,8 @@ static void print_table_intro(const struct problem *p, const struct timing *t)
 {
     const char *name = variant_name(p->lab, p->variant);
     printf("\n%s%s%s: %s\n", p->lab->name, name ? ", " : "", name ? name : "", p->lab->operation);
-    printf("n = %zu, seed %llu, block %d, source %s\n", p->n, (unsigned long long)p->seed,
+    printf("%s = %s, seed %llu, block %d, source %s\n", p->cols ? "rows x cols" : "n",
+           size_text(p->n, p->cols), (unsigned long long)p->seed,
            p->block, LAB_SOURCE);
     printf("GPU: %s\n", gpu_description());
     const char *how = p->lab->reference_name;
@@ -413,7 +434,8 @@ static void print_table_intro(const struct problem *p, const struct timing *t)
            t->reps, t->warmup);
     if (gpu_emulated())
         printf("EMULATED on the CPU (EMU=1): the checks are real, but the times are CPU times,\n"
-               "so no bandwidths or speedups are shown. n defaults to 2^20 here.\n\n");
+               "so no bandwidths or speedups are shown. N defaults to %s here.\n\n",
+               p->lab->matrix ? "2^10x2^10" : "2^20");
     else
         printf("vs CPU+: the CPU time over the GPU time including the copies of the stage's "
                "inputs in and outputs out (pinned memory).\n\n");
@@ -492,7 +514,8 @@ static void sweep_row(struct problem *p, const struct stage *s, int threads, dou
 static void sweep(struct problem *p, const struct stage *s, double copy_gbps)
 {
     static const int blocks[] = {32, 33, 64, 65, 96, 128, 192, 256, 257, 512, 768, 1000, 1024};
-    printf("\nBlock-size sweep of stage %s (%s), n = %zu:\n", s->id, s->idea, p->n);
+    printf("\nBlock-size sweep of stage %s (%s), %s = %s:\n", s->id, s->idea,
+           p->cols ? "rows x cols" : "n", size_text(p->n, p->cols));
     print_header(sweep_columns);
     int shown = 0; /* the threads of the row before */
     for (size_t k = 0; k < sizeof blocks / sizeof blocks[0]; k++) {
@@ -517,7 +540,7 @@ static void sweep(struct problem *p, const struct stage *s, double copy_gbps)
 /* The run table of one variant. Returns false if a stage was wrong. */
 static bool run_table(const struct lab *lab, int variant, const struct run_options *opt)
 {
-    struct problem *p = problem_new(lab, variant, opt->n, opt->seed, opt->block);
+    struct problem *p = problem_new(lab, variant, opt->n, opt->cols, opt->seed, opt->block);
     struct timing t = time_baselines(p);
     print_table_intro(p, &t);
     print_table_heading(&t);

@@ -49,30 +49,39 @@ static const char *suite_of(const struct stage *s)
     return suite;
 }
 
-/* matches_cpu_n1025 or matches_cpu_n100003_block32 */
-static void size_of(const struct criterion_test *t, size_t *n, int *block)
+/* matches_cpu_n1025 or matches_cpu_n100003_block32; a matrix lab's
+ * matches_cpu_31x33 or matches_cpu_1000x999_block128 (*cols: 33, 999) */
+static void size_of(const struct criterion_test *t, size_t *n, size_t *cols, int *block)
 {
-    unsigned long long size = 0;
+    unsigned long long size = 0, rows = 0, columns = 0;
     *block = 256;
+    if (sscanf(t->name, "matches_cpu_%llux%llu_block%d", &rows, &columns, block) >= 2) {
+        *n = (size_t)(rows * columns), *cols = (size_t)columns;
+        return;
+    }
     sscanf(t->name, "matches_cpu_n%llu_block%d", &size, block);
-    *n = (size_t)size;
+    *n = (size_t)size, *cols = 0;
 }
 
-/* "1025" or "100003 (block 32)" */
-static const char *size_text(const struct criterion_test *t)
+/* "1025", "100003 (block 32)", "1000x999 (block 128)" */
+static const char *test_size_text(const struct criterion_test *t)
 {
     static char text[2][64];
     static int k;
-    size_t n;
+    size_t n, cols;
     int block;
-    size_of(t, &n, &block);
+    size_of(t, &n, &cols, &block);
     k ^= 1;
     if (block == 256)
-        snprintf(text[k], sizeof text[k], "%zu", n);
+        snprintf(text[k], sizeof text[k], "%s", size_text(n, cols));
     else
-        snprintf(text[k], sizeof text[k], "%zu (block %d)", n, block);
+        snprintf(text[k], sizeof text[k], "%s (block %d)", size_text(n, cols), block);
     return text[k];
 }
+
+/* What a list of sizes starts with: "n = 31, 1025", or for a matrix lab
+ * "31x33, 1000x999" */
+static const char *sizes_are(void) { return workbook_lab->matrix ? "" : "n = "; }
 
 /* ---- a stage that hangs: its other sizes are not run -------------------- */
 
@@ -130,11 +139,11 @@ static int by_test_size(const void *a, const void *b)
 {
     const struct criterion_test *x = (const void *)(*(struct criterion_ordered_set_node *const *)a + 1),
                                 *y = (const void *)(*(struct criterion_ordered_set_node *const *)b + 1);
-    size_t nx, ny;
+    size_t nx, ny, cx, cy;
     int bx, by;
-    size_of(x, &nx, &bx);
-    size_of(y, &ny, &by);
-    return nx != ny ? (nx < ny ? -1 : 1) : bx - by;
+    size_of(x, &nx, &cx, &bx);
+    size_of(y, &ny, &cy, &by);
+    return nx != ny ? (nx < ny ? -1 : 1) : cx != cy ? (cx < cy ? -1 : 1) : bx - by;
 }
 
 /* Criterion runs a suite's tests in the order of their names: n1000003
@@ -183,7 +192,7 @@ enum { MAX_FAILURES = 256 };
 
 struct failure {
     const struct criterion_test *test;
-    size_t n;
+    size_t n, cols;
     int block;
     int variant;         /* -1: the test as a whole (a time-out, a crash) */
     const char *report;  /* the whole report, from describe_finding */
@@ -243,7 +252,7 @@ static size_t collect(const struct criterion_suite_stats *ss, struct failure *f)
     size_t count = 0;
     for (struct criterion_test_stats *ts = ss->tests; ts && count < MAX_FAILURES; ts = ts->next) {
         struct failure base = {.test = ts->test, .variant = -1};
-        size_of(ts->test, &base.n, &base.block);
+        size_of(ts->test, &base.n, &base.cols, &base.block);
         if (ts->timed_out) {
             f[count] = base;
             snprintf(f[count].way, sizeof f[count].way, "timed out");
@@ -283,6 +292,8 @@ static int by_size(const void *a, const void *b)
         return x->variant - y->variant;
     if (x->n != y->n)
         return x->n < y->n ? -1 : 1;
+    if (x->cols != y->cols)
+        return x->cols < y->cols ? -1 : 1;
     if ((x->block != 256) != (y->block != 256))
         return (x->block != 256) - (y->block != 256);
     return x->block - y->block;
@@ -298,10 +309,10 @@ static size_t print_sizes(const struct failure *f, size_t from, size_t count, co
 #define LISTED(j) ((j) != except && strcmp(f[j].way, way) == 0)
     for (size_t k = from; k < count;) {
         size_t end = k, blocks = 0;
-        while (end < count && f[end].n == f[k].n)
+        while (end < count && f[end].n == f[k].n && f[end].cols == f[k].cols)
             blocks += LISTED(end), end++;
         if (blocks) {
-            printf("%s%zu", listed ? ", " : "", f[k].n);
+            printf("%s%s", listed ? ", " : "", size_text(f[k].n, f[k].cols));
             bool only_256 = blocks == 1;
             for (size_t j = k; j < end; j++)
                 only_256 &= !LISTED(j) || f[j].block == 256;
@@ -328,7 +339,7 @@ static void print_lost(const struct stage *s, const struct failure *f, size_t co
             first_of_way &= strcmp(f[j].way, f[k].way) != 0;
         if (!first_of_way)
             continue;
-        printf("%sstage %s (%s)%s, n = ", RED, s->id, s->idea, PLAIN);
+        printf("%sstage %s (%s)%s, %s", RED, s->id, s->idea, PLAIN, sizes_are());
         size_t listed = print_sizes(f, k, count, f[k].way, count);
         if (strcmp(f[k].way, "timed out") == 0) {
             printf(": did not finish in %.0f s, and was stopped", GPU_TEST_TIMEOUT);
@@ -361,8 +372,8 @@ static void print_variant(const struct failure *f, size_t count)
     printf("%s%.*s%s%s\n", RED, (int)(title_end ? title_end - report : 0), report, PLAIN,
            title_end ? title_end : report);
     if (lead_count > 1) {
-        printf("  and %zu more size%s fail%s the same way: n = ", lead_count - 1,
-               lead_count > 2 ? "s" : "", lead_count > 2 ? "" : "s");
+        printf("  and %zu more size%s fail%s the same way: %s", lead_count - 1,
+               lead_count > 2 ? "s" : "", lead_count > 2 ? "" : "s", sizes_are());
         print_sizes(f, 0, count, f[lead].way, lead);
         printf("\n");
     }
@@ -372,7 +383,7 @@ static void print_variant(const struct failure *f, size_t count)
             first_of_way = strcmp(f[j].way, f[k].way) != 0;
         if (!first_of_way)
             continue;
-        printf("  n = ");
+        printf("  %s", sizes_are());
         size_t listed = print_sizes(f, 0, count, f[k].way, count);
         const char *why = why_of(f[k].report);
         printf(" fail%s another way: %.*s\n", listed > 1 ? "" : "s", (int)strcspn(why, "\n"), why);
@@ -453,9 +464,9 @@ static void summary_line(FILE *out, const struct stage *s, const struct criterio
     fprintf(out, "  stage %-3s %-42s %s%3zu of %3zu passed%s", s->id, s->idea, ok ? GREEN : RED,
             passed, tests, PLAIN);
     if (stuck && skipped)
-        fprintf(out, " (hung at n = %s; %zu not run)", size_text(stuck), skipped);
+        fprintf(out, " (hung at %s%s; %zu not run)", sizes_are(), test_size_text(stuck), skipped);
     else if (stuck)
-        fprintf(out, " (hung at n = %s)", size_text(stuck));
+        fprintf(out, " (hung at %s%s)", sizes_are(), test_size_text(stuck));
     if (!ok && !*pointed) {
         char extra[256];
         const char *make_args = getenv("WORKBOOK_MAKE_ARGS");
@@ -570,8 +581,12 @@ static void header(void)
                why);
         setenv("WORKBOOK_NO_GPU", why, 1);
     } else if (gpu_emulated()) {
-        printf("  on the CPU emulation (EMU=1), sizes up to %s (2^24+17 on a GPU)",
-               LARGEST_TEST_SIZE_TEXT);
+        if (workbook_lab->matrix)
+            printf("  on the CPU emulation (EMU=1), shapes up to %s (4099x4111 on a GPU)",
+                   LARGEST_TEST_SHAPE_TEXT);
+        else
+            printf("  on the CPU emulation (EMU=1), sizes up to %s (2^24+17 on a GPU)",
+                   LARGEST_TEST_SIZE_TEXT);
         if (workbook_lab->emulated_all_variants_up_to)
             printf("; above n = %zu, each size checks one variant, which the seed picks",
                    workbook_lab->emulated_all_variants_up_to);

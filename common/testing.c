@@ -18,7 +18,7 @@ void before_gpu_test(void)
         cr_skip_test("no CUDA GPU");
 }
 
-void expect_stage_correct(const struct lab *lab, const char *id, size_t n, int block)
+void expect_stage_correct(const struct lab *lab, const char *id, size_t n, size_t cols, int block)
 {
     const struct stage *s = stage_find(lab, id);
     cr_assert(s, "%s has no stage %s (its stages: %s)", lab->name, id, stage_list(lab));
@@ -30,7 +30,7 @@ void expect_stage_correct(const struct lab *lab, const char *id, size_t n, int b
     for (int v = 0; v < variant_count(lab); v++) {
         if (only && *only ? variant_find(lab, only) != v : one >= 0 && v != one)
             continue;
-        struct problem *p = problem_new(lab, v, n, seed, block);
+        struct problem *p = problem_new(lab, v, n, cols, seed, block);
         lab->reference(p);
         struct finding f;
         if (problem_verify(p, s, &f)) {

@@ -45,13 +45,13 @@
     Test(name##_stage##id, matches_cpu_n##n, .init = before_gpu_test,                       \
          .timeout = GPU_TEST_TIMEOUT)                                                       \
     {                                                                                       \
-        expect_stage_correct(&name##_lab, #id, n, 256);                                     \
+        expect_stage_correct(&name##_lab, #id, n, 0, 256);                                  \
     }
 #define BLOCK_TEST(name, id, n, block)                                                      \
     Test(name##_stage##id, matches_cpu_n##n##_block##block, .init = before_gpu_test,        \
          .timeout = GPU_TEST_TIMEOUT)                                                       \
     {                                                                                       \
-        expect_stage_correct(&name##_lab, #id, n, block);                                   \
+        expect_stage_correct(&name##_lab, #id, n, 0, block);                                \
     }
 
 #define STAGE_TESTS(name, id)                                                               \
@@ -59,13 +59,57 @@
     FRAME_SIZES(SIZE_TEST, BLOCK_TEST, name, id)                                            \
     LAB_SIZES(SIZE_TEST, BLOCK_TEST, name, id)
 
+/* A matrix lab's (lab.matrix) test file is one line per stage too,
+ *
+ *     #define LAB_SHAPES(X, XB, name, id)
+ *     MATRIX_TESTS(transpose, 1)
+ *
+ * with one test per shape (matches_cpu_31x33, matches_cpu_1000x999_block96):
+ * a single element, a row, a column, sides around a warp and not multiples
+ * of one, tall and wide, a prime by a prime, and one above 2^24 elements
+ * (2^20 under the emulation); then odd blocks. */
+#ifdef WORKBOOK_EMU
+#define LARGEST_TEST_SHAPE_TEXT "1031x1033"
+#define LARGEST_SHAPE(X, name, id) X(name, id, 1031, 1033)
+#else
+#define LARGEST_TEST_SHAPE_TEXT "4099x4111"
+#define LARGEST_SHAPE(X, name, id) X(name, id, 4099, 4111)
+#endif
+#define FRAME_SHAPES(X, XB, name, id)                                                       \
+    X(name, id, 1, 1) X(name, id, 1, 1000) X(name, id, 1000, 1) X(name, id, 31, 33)         \
+    X(name, id, 33, 17) X(name, id, 32, 32) X(name, id, 64, 96) X(name, id, 1000, 999)      \
+    X(name, id, 4097, 31) X(name, id, 17, 4097) X(name, id, 1009, 1013)                     \
+    LARGEST_SHAPE(X, name, id)                                                              \
+    XB(name, id, 333, 257, 32) XB(name, id, 333, 257, 96) XB(name, id, 333, 257, 1000)      \
+    XB(name, id, 333, 257, 1024)
+
+#define SHAPE_TEST(name, id, rows, cols)                                                    \
+    Test(name##_stage##id, matches_cpu_##rows##x##cols, .init = before_gpu_test,            \
+         .timeout = GPU_TEST_TIMEOUT)                                                       \
+    {                                                                                       \
+        expect_stage_correct(&name##_lab, #id, (size_t)rows * cols, cols, 256);             \
+    }
+#define SHAPE_BLOCK_TEST(name, id, rows, cols, block)                                       \
+    Test(name##_stage##id, matches_cpu_##rows##x##cols##_block##block,                      \
+         .init = before_gpu_test, .timeout = GPU_TEST_TIMEOUT)                              \
+    {                                                                                       \
+        expect_stage_correct(&name##_lab, #id, (size_t)rows * cols, cols, block);           \
+    }
+
+#define MATRIX_TESTS(name, id)                                                              \
+    extern const struct lab name##_lab;                                                     \
+    FRAME_SHAPES(SHAPE_TEST, SHAPE_BLOCK_TEST, name, id)                                    \
+    LAB_SHAPES(SHAPE_TEST, SHAPE_BLOCK_TEST, name, id)
+
 /* .init of every GPU test: skip it, quietly, when the runner found no GPU. */
 void before_gpu_test(void);
 
-/* Run one stage on fresh inputs of size n, in every variant asked for, and
- * fail with the full report of each wrong variant (stage, size, seed, first
- * wrong index, expected and got, how many, likely cause): outputs, guard
- * zones and inputs are all checked. */
-void expect_stage_correct(const struct lab *lab, const char *stage, size_t n, int block);
+/* Run one stage on fresh inputs of size n (a matrix lab's: n elements in
+ * rows of cols), in every variant asked for, and fail with the full report
+ * of each wrong variant (stage, size, seed, first wrong index, expected and
+ * got, how many, likely cause): outputs, guard zones and inputs are all
+ * checked. */
+void expect_stage_correct(const struct lab *lab, const char *stage, size_t n, size_t cols,
+                          int block);
 
 #endif

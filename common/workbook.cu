@@ -150,8 +150,8 @@ bool gpu_healthy(void) { return cudaDeviceSynchronize() == cudaSuccess; }
 
 /* ---- problems ---------------------------------------------------------- */
 
-struct problem *problem_new(const struct lab *lab, int variant, size_t n, uint64_t seed,
-                            int block)
+struct problem *problem_new(const struct lab *lab, int variant, size_t n, size_t cols,
+                            uint64_t seed, int block)
 {
     struct problem *p = (struct problem *)calloc(1, sizeof *p);
     if (!p || !(p->args = (struct args *)calloc(1, lab->args_size)))
@@ -159,6 +159,7 @@ struct problem *problem_new(const struct lab *lab, int variant, size_t n, uint64
     p->lab = lab;
     p->variant = variant;
     p->n = n;
+    p->cols = cols;
     p->seed = seed;
     p->block = block;
     p->emulated = gpu_emulated();
@@ -397,7 +398,7 @@ static void footprint(const struct lab *lab, int variant, size_t n, double *host
     const size_t probe[2] = {4096, 8192};
     double h[2] = {0, 0}, d[2] = {0, 0};
     for (int k = 0; k < 2; k++) {
-        struct problem *p = problem_new(lab, variant, probe[k], 1, 256);
+        struct problem *p = problem_new(lab, variant, probe[k], lab->matrix ? 64 : 0, 1, 256);
         d[k] = p->bytes; /* the copy roofline's two buffers */
         for (int i = 0; i < p->nbuf; i++) {
             const struct buffer *b = &p->buf[i];
@@ -413,7 +414,8 @@ static void footprint(const struct lab *lab, int variant, size_t n, double *host
     *device = d[0] + (d[1] - d[0]) * x;
 }
 
-bool problem_fits(const struct lab *lab, int variant, size_t n, char *why, size_t len)
+bool problem_fits(const struct lab *lab, int variant, size_t n, size_t cols, char *why,
+                  size_t len)
 {
     double host, device, gib = 1073741824.0;
     footprint(lab, variant, n, &host, &device);
@@ -424,18 +426,18 @@ bool problem_fits(const struct lab *lab, int variant, size_t n, char *why, size_
     const char *name = variant_name(lab, variant);
     if (gpu_emulated() && host + device > host_room) {
         snprintf(why, len,
-                 "N=%zu: %s%s%s needs about %.1f GiB of memory under EMU=1 (the GPU's memory is "
+                 "N=%s: %s%s%s needs about %.1f GiB of memory under EMU=1 (the GPU's memory is "
                  "this machine's), and %.1f GiB is free. Emulated kernels are slow anyway: "
-                 "N=2^20 is plenty to check a stage",
-                 n, lab->name, name ? ", " : "", name ? name : "", (host + device) / gib,
-                 host_room / 0.9 / gib);
+                 "N=%s is plenty to check a stage",
+                 size_text(n, cols), lab->name, name ? ", " : "", name ? name : "", (host + device) / gib,
+                 host_room / 0.9 / gib, lab->matrix ? "2^10x2^10" : "2^20");
         return false;
     }
     if (!gpu_emulated() && (device > device_room || host > host_room)) {
         snprintf(why, len,
-                 "N=%zu: %s%s%s needs about %.1f GiB of GPU memory (%.1f GiB free) and %.1f GiB "
+                 "N=%s: %s%s%s needs about %.1f GiB of GPU memory (%.1f GiB free) and %.1f GiB "
                  "of host memory (%.1f GiB free): choose a smaller N",
-                 n, lab->name, name ? ", " : "", name ? name : "", device / gib,
+                 size_text(n, cols), lab->name, name ? ", " : "", name ? name : "", device / gib,
                  device_room / 0.9 / gib, host / gib, host_room / 0.9 / gib);
         return false;
     }

@@ -44,6 +44,8 @@ struct buffer {
     void *dev;          /* device copy, between two poisoned guard zones */
     void *dev_base, *got_base; /* where those allocations start: the guard before */
     double rtol, atol;  /* F32 outputs pass if |got - ref| <= atol + rtol*|ref| */
+    size_t cols;        /* a matrix's elements a row, so that reports name [row][col];
+                           0 for a flat array */
 };
 
 enum { MAX_BUFFERS = 8 };
@@ -51,7 +53,8 @@ enum { MAX_BUFFERS = 8 };
 struct problem {
     const struct lab *lab;
     int variant;       /* index into lab->variants */
-    size_t n;
+    size_t n;          /* elements; a matrix lab's are rows of cols */
+    size_t cols;       /* a matrix lab's columns (rows = n / cols); 0 for the others */
     uint64_t seed;
     int block;         /* BLOCK as asked; lab->threads says what the launchers make of it */
     bool emulated;     /* EMU=1: the kernels run on the CPU, under the emulation's checks */
@@ -86,6 +89,7 @@ struct finding {
 
 struct lab {
     const char *name;       /* "map" */
+    bool matrix;            /* sizes are ROWSxCOLS (N=1000x999), n = rows * cols */
     const char *operation;  /* one line for the table's title */
     const struct stage *stages;   /* the student's table, ends with {0} */
     /* Inputs or types every stage is checked and timed on ("int", "float"),
@@ -155,8 +159,9 @@ const char *variant_name(const struct lab *lab, int v); /* NULL when unnamed */
 int variant_find(const struct lab *lab, const char *name); /* -1 if none */
 
 /* ---- problems (device side in workbook.cu) ----------------------------- */
-struct problem *problem_new(const struct lab *lab, int variant, size_t n, uint64_t seed,
-                            int block);
+/* cols: a matrix lab's columns (n = rows * cols), 0 for the others */
+struct problem *problem_new(const struct lab *lab, int variant, size_t n, size_t cols,
+                            uint64_t seed, int block);
 void problem_free(struct problem *p);
 struct buffer *problem_add_input(struct problem *p, const char *name, enum elem type, size_t count);
 struct buffer *problem_add_output(struct problem *p, const char *name, enum elem type, size_t count,
@@ -171,7 +176,8 @@ void problem_poison_outputs(struct problem *p);
 void problem_download(struct problem *p);                        /* outputs into ->got */
 /* Does a problem of size n fit in this machine's memory (and its GPU's)?
  * If not, why, with an estimate, before anything large is allocated. */
-bool problem_fits(const struct lab *lab, int variant, size_t n, char *why, size_t len);
+bool problem_fits(const struct lab *lab, int variant, size_t n, size_t cols, char *why,
+                  size_t len);
 /* Poison, launch, download, compare everything: guards, inputs, outputs.
  * true when all is right; otherwise *f says what is wrong and where. */
 bool problem_verify(struct problem *p, const struct stage *s, struct finding *f);
@@ -224,6 +230,11 @@ uint64_t seed_from_env(void); /* SEED, or one drawn from the clock and exported 
 /* ---- sizes, GPUs, timing, errors --------------------------------------- */
 /* Parse "1000", "2^28", "2^24+17"; false if it is none of these. */
 bool parse_size(const char *text, size_t *out);
+/* Parse a matrix's "ROWSxCOLS", each side as parse_size reads it
+ * ("1000x999", "2^14x2^14"); false if it is not that. */
+bool parse_shape(const char *text, size_t *rows, size_t *cols);
+/* "1000003", or "1000x999" for n elements in rows of cols (cols > 0) */
+const char *size_text(size_t n, size_t cols);
 /* Is there a usable CUDA GPU? If not, why in one line. Touches CUDA. */
 bool gpu_present(char *why, size_t len);
 /* The same question asked in a child process, so the caller never touches

@@ -1,0 +1,165 @@
+/* transpose_lab.c: the transpose lab as the tests and the driver see it:
+ * its input, its CPU reference, and the bugs it knows. The input's values
+ * are distinct (for up to 2^25 elements), so a value found in the output
+ * names the one place of the input it came from. */
+#include "workbook.h"
+#include "transpose.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Element i's value: a float in [1, 16) whose bits encode i (mod 2^25). */
+static float value_of(size_t i)
+{
+    uint32_t bits = (127u + (uint32_t)(i >> 23 & 3)) << 23 | (uint32_t)(i & 0x7fffff);
+    float v;
+    memcpy(&v, &bits, sizeof v);
+    return v;
+}
+
+/* Which input element a value came from (mod 2^25), or -1 for a value no
+ * element has (the poison, a zero). */
+static long long index_of(float v)
+{
+    uint32_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    uint32_t e = bits >> 23;
+    if (e < 127 || e > 130)
+        return -1;
+    return (long long)((e - 127) << 23 | (bits & 0x7fffff));
+}
+
+static void transpose_setup(struct problem *p)
+{
+    size_t rows = p->n / p->cols, cols = p->cols;
+    if (rows > MAX_ROWS)
+        die("N=%zux%zu: a grid has at most %d blocks down (gridDim.y), and the rows go there: "
+            "choose up to %d rows",
+            rows, cols, MAX_ROWS, MAX_ROWS);
+    struct buffer *in = problem_add_input(p, "in", F32, p->n);
+    struct buffer *out = problem_add_output(p, "out", F32, p->n, 0, 0);
+    in->cols = cols;
+    out->cols = rows; /* out is cols x rows */
+    float *x = in->host;
+    size_t offset = (size_t)(p->seed % (1u << 25));
+    for (size_t i = 0; i < p->n; i++)
+        x[i] = value_of(i + offset);
+    struct args *a = p->args;
+    a->in = in->dev;
+    a->out = out->dev;
+    a->rows = rows;
+    a->cols = cols;
+    p->bytes = 8.0 * p->n; /* each element read once, written once */
+}
+
+static void transpose_reference(struct problem *p)
+{
+    size_t rows = p->n / p->cols, cols = p->cols;
+    const float *in = problem_buffer(p, "in")->host;
+    float *out = problem_buffer(p, "out")->host;
+    for (size_t r = 0; r < rows; r++)
+        for (size_t c = 0; c < cols; c++)
+            out[c * rows + r] = in[r * cols + c];
+}
+
+/* ---- the bugs this lab knows -------------------------------------------- */
+
+/* The tile a stage moves (0: no tile). */
+static size_t tile_of(const struct stage *s)
+{
+    return s->id[0] == '1' ? 0 : s->id[0] == '5' ? 64 : 32;
+}
+
+static const char *transpose_hint(const struct problem *p, const struct stage *s,
+                                  const struct buffer *b, const struct mismatch *m)
+{
+    static char hint[400];
+    size_t rows = p->n / p->cols, cols = p->cols, seed_offset = (size_t)(p->seed % (1u << 25));
+    const float *got = b->got;
+    /* where the first wrong value belongs, and where it came from */
+    size_t k = m->first, out_r = k / rows, out_c = k % rows; /* in[out_c][out_r] belongs here */
+    long long from = index_of(got[k]);
+    if (from >= 0)
+        from = (from - (long long)seed_offset + (1ll << 25)) % (1ll << 25);
+    /* out written with in's row length (cols) instead of its own (rows) */
+    if (rows != cols && from >= 0 && (size_t)from == (k % cols) * cols + k / cols)
+        return "the element of in at [r][c] was written to out[c * cols + r]: out has rows "
+               "rows long (it is cols x rows), so its element [c][r] is out[c * rows + r]. "
+               "The two agree only on a square";
+    if (rows != cols && from >= 0 && (size_t)from == out_c * rows + out_r)
+        return "out[c][r] holds in[r * rows + c]: in has rows cols long, so its element [r][c] "
+               "is in[r * cols + c]. The two agree only on a square";
+    size_t tile = tile_of(s);
+    if (tile && from >= 0 && (size_t)from < p->n) {
+        size_t want_r = out_c, want_c = out_r, src_r = (size_t)from / cols,
+               src_c = (size_t)from % cols;
+        bool same_tile = src_r / tile == want_r / tile && src_c / tile == want_c / tile;
+        if (same_tile && src_r % tile == want_c % tile && src_c % tile == want_r % tile)
+            return "a value from the right tile, from the mirror of its place in it: the tile "
+                   "was read in the order it was written. A thread that wrote tile[y][x] "
+                   "must read tile[x][y]";
+        if (same_tile)
+            return "a value from the right tile but the wrong place in it: a thread read the "
+                   "tile before the thread that writes that element had: a __syncthreads() "
+                   "between writing the tile and reading it is missing";
+    }
+    /* Where the wrong elements lie: in the last, partial tiles only (a
+     * bounds test on one side)? Or just where a grid of swapped sides does
+     * not reach: all of in's columns from rows (rounded up to a warp) on,
+     * all its rows from cols (rounded up to a block's height) on, and
+     * nowhere else?
+     * That reads only where whole tiles lie past the swapped grid: smaller
+     * shapes cannot tell it from a tile with a hole. */
+    size_t edge = tile ? tile : 32, full_rows = rows / edge * edge, full_cols = cols / edge * edge;
+    size_t reach_c = (rows + 31) / 32 * 32, reach_r = (cols + 63) / 64 * 64;
+    size_t wrong_edge = 0, wrong_inside = 0, wrong_reached = 0, right_unreached = 0;
+    const float *want = b->host;
+    for (size_t i = 0; i < p->n; i++) {
+        size_t c = i / rows, r = i % rows; /* out[c][r] = in[r][c] */
+        bool wrong = memcmp(&got[i], &want[i], sizeof *got) != 0;
+        wrong_reached += wrong && c < reach_c && r < cols; /* reached by any block height */
+        right_unreached += !wrong && (c >= reach_c || r >= reach_r);
+        if (wrong && (r >= full_rows || c >= full_cols))
+            wrong_edge++;
+        else if (wrong)
+            wrong_inside++;
+    }
+    bool skewed = cols >= reach_c + 32 || rows >= reach_r + 64;
+    if (skewed && m->unwritten == m->count && !wrong_reached && !right_unreached)
+        return "out was written only where a grid of swapped sides reaches (in's columns below "
+               "rows, its rows below cols), which on a square is everywhere: blockIdx.x and "
+               "gridDim.x must run along a row of in (its columns), y down its rows";
+    /* (with at least one whole tile, right, to compare the edges with) */
+    if (wrong_edge && !wrong_inside && full_rows && full_cols &&
+        (full_rows < rows || full_cols < cols)) {
+        snprintf(hint, sizeof hint,
+                 "only the last %zu-wide tiles, cut short by the matrix's edge, are wrong: a "
+                 "bounds test that checks one side only. The read needs r < rows and c < "
+                 "cols; the write, seen from out, the same two with rows and columns "
+                 "swapped",
+                 edge);
+        return hint;
+    }
+    return NULL;
+}
+
+/* Stages 1 and 4 take BLOCK in whole warps; 2, 3 and 5 their own. */
+static int transpose_block(const struct stage *s, int block)
+{
+    return transpose_threads(s->id, block);
+}
+
+const struct lab transpose_lab = {
+    .name = "transpose",
+    .matrix = true,
+    .operation = "out[c][r] = in[r][c], floats, any shape",
+    .stages = transpose_stages,
+    .sweep_stage = "4",
+    .threads = transpose_block,
+    .args_size = sizeof(struct args),
+    .setup = transpose_setup,
+    .reference = transpose_reference,
+    .hint = transpose_hint,
+};
+
+const struct lab *const workbook_lab = &transpose_lab;
