@@ -168,20 +168,21 @@ static void transpose_stage4(const struct args *a, int block)
 
 /* ---- stage 5 ------------------------------------------------------------ */
 
-/* Stage 5's tile: 64 x 64 floats, moved by 32 x 8 threads, 16 a thread. */
-enum { TILE5 = 64, ROWS5 = 8 };
+/* Stage 5's tile: 64 x 64 floats, moved by 32 x 16 threads, 8 a thread. */
+enum { TILE5 = 64, ROWS5 = 16 };
 
 __global__ void __launch_bounds__(32 * ROWS5)
     transpose_stage5_kernel(const float *__restrict__ in, float *__restrict__ out, size_t rows,
                             size_t cols)
 {
     /* STUDENT stage 5 -------------------------------------------------------
-     * Goal: a 64 x 64 tile (padded to 65) moved by 32 x 8 threads: thread
-     *       (x, y) reads the tile's columns x and x + 32 in rows y, y + 8,
-     *       ..., y + 56, and writes out the same way after the barrier.
+     * Goal: a 64 x 64 tile (padded to 65) moved by 32 x 16 threads: thread
+     *       (x, y) reads the tile's columns x and x + 32 in rows y, y + 16,
+     *       y + 32 and y + 48, and writes out the same way after the
+     *       barrier.
      * Keep: the bounds tests of stage 4. The loops' bounds are constants
      *       (TILE5, ROWS5, not blockDim), so the compiler unrolls them and
-     *       all 16 loads of a thread are issued before the first returns.
+     *       all 8 loads of a thread are issued before the first returns.
      * Hint: #pragma unroll on both loops. A block has 4 times the tile of
      *       stage 4, so a quarter of the blocks, barriers and index sums.
      */
@@ -210,95 +211,6 @@ static void transpose_stage5(const struct args *a, int block)
     launch_tiles(a, transpose_stage5_kernel, dim3(32, ROWS5), TILE5);
 }
 
-/* ---- stage 5 trials (not for students) ---------------------------------- */
-
-template <int T, int R>
-__global__ void __launch_bounds__(32 * R)
-    transpose_trial_kernel(const float *__restrict__ in, float *__restrict__ out, size_t rows,
-                           size_t cols)
-{
-    __shared__ float tile[T][T + 1];
-    unsigned x = threadIdx.x, y = threadIdx.y;
-    size_t r0 = blockIdx.y * (size_t)T, c0 = blockIdx.x * (size_t)T;
-#pragma unroll
-    for (unsigned j = 0; j < T; j += R)
-#pragma unroll
-        for (unsigned i = 0; i < T; i += 32)
-            if (r0 + y + j < rows && c0 + x + i < cols)
-                tile[y + j][x + i] = in[(r0 + y + j) * cols + c0 + x + i];
-    __syncthreads();
-#pragma unroll
-    for (unsigned j = 0; j < T; j += R)
-#pragma unroll
-        for (unsigned i = 0; i < T; i += 32)
-            if (c0 + y + j < cols && r0 + x + i < rows)
-                out[(c0 + y + j) * rows + r0 + x + i] = tile[x + i][y + j];
-}
-__global__ void __launch_bounds__(256)
-    transpose_pairs_kernel(const float *__restrict__ in, float *__restrict__ out, size_t rows,
-                           size_t cols)
-{
-    __shared__ float tile[64][65];
-    unsigned x = threadIdx.x, y = threadIdx.y;
-    size_t r0 = blockIdx.y * (size_t)64, c0 = blockIdx.x * (size_t)64;
-    if (cols % 2 == 0) {
-#pragma unroll
-        for (unsigned j = 0; j < 64; j += 8) {
-            size_t r = r0 + y + j, c = c0 + 2 * x;
-            if (r < rows && c < cols) {
-                float2 v = *reinterpret_cast<const float2 *>(in + r * cols + c);
-                tile[y + j][2 * x] = v.x;
-                tile[y + j][2 * x + 1] = v.y;
-            }
-        }
-    } else {
-#pragma unroll
-        for (unsigned j = 0; j < 64; j += 8)
-#pragma unroll
-            for (unsigned i = 0; i < 64; i += 32)
-                if (r0 + y + j < rows && c0 + x + i < cols)
-                    tile[y + j][x + i] = in[(r0 + y + j) * cols + c0 + x + i];
-    }
-    __syncthreads();
-    if (rows % 2 == 0) {
-#pragma unroll
-        for (unsigned j = 0; j < 64; j += 8) {
-            size_t orow = c0 + y + j, ocol = r0 + 2 * x;
-            if (orow < cols && ocol < rows) {
-                float2 v = make_float2(tile[2 * x][y + j], tile[2 * x + 1][y + j]);
-                *reinterpret_cast<float2 *>(out + orow * rows + ocol) = v;
-            }
-        }
-    } else {
-#pragma unroll
-        for (unsigned j = 0; j < 64; j += 8)
-#pragma unroll
-            for (unsigned i = 0; i < 64; i += 32)
-                if (c0 + y + j < cols && r0 + x + i < rows)
-                    out[(c0 + y + j) * rows + r0 + x + i] = tile[x + i][y + j];
-    }
-}
-static void transpose_5e(const struct args *a, int block)
-{
-    (void)block;
-    launch_tiles(a, transpose_pairs_kernel, dim3(32, 8), 64);
-}
-static void transpose_5b(const struct args *a, int block)
-{
-    (void)block;
-    launch_tiles(a, transpose_trial_kernel<64, 16>, dim3(32, 16), 64);
-}
-static void transpose_5c(const struct args *a, int block)
-{
-    (void)block;
-    launch_tiles(a, transpose_trial_kernel<32, 8>, dim3(32, 8), 32);
-}
-static void transpose_5d(const struct args *a, int block)
-{
-    (void)block;
-    launch_tiles(a, transpose_trial_kernel<64, 4>, dim3(32, 4), 64);
-}
-
 /* ---- the stage table: the tests, the driver and the run table read it --- */
 
 const struct stage transpose_stages[] = {
@@ -306,10 +218,6 @@ const struct stage transpose_stages[] = {
     {"2", "a 32x32 tile in shared memory", transpose_stage2},
     {"3", "the tile padded to 33 columns", transpose_stage3},
     {"4", "32 x BLOCK/32 threads a tile", transpose_stage4},
-    {"5", "64x64 tiles, 16 elements a thread", transpose_stage5},
-    {"5b", "trial: 64x64, 32x16 threads", transpose_5b},
-    {"5c", "trial: 32x32, 32x8 threads, unrolled", transpose_5c},
-    {"5d", "trial: 64x64, 32x4 threads", transpose_5d},
-    {"5e", "trial: 64x64, float2 where a side is even", transpose_5e},
+    {"5", "64x64 tiles, unrolled loops", transpose_stage5},
     {NULL, NULL, NULL},
 };

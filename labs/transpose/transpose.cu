@@ -1,0 +1,170 @@
+/* transpose: out = the transpose of in, a matrix of floats, out of place.
+ * in has rows x cols, stored row after row; out has cols x rows, and
+ * out[c * rows + r] = in[r * cols + c]. Any shape: a side need not be a
+ * multiple of a tile, or of anything.
+ *
+ * The course's first two-dimensional grid: a block is dim3(x, y) threads,
+ * threadIdx.x the fast one (neighbouring x: neighbouring lanes of a warp),
+ * and a grid is dim3(x, y) blocks. Here x runs along a row of in (its
+ * columns), y down its rows. Each stage adds one idea; the table at the end
+ * of this file names them (make test prints it with each stage's results).
+ *
+ * Test:  make test LAB=transpose            (STAGE=2 for one stage, SEED= to repeat a run)
+ * Time:  make run LAB=transpose N=16384x16384   (ROWSxCOLS; BLOCK= threads per block)
+ */
+#include "workbook.cuh"
+#include "transpose.h"
+
+enum { TILE = 32 };
+
+static unsigned tiles(size_t side, unsigned tile) { return (unsigned)ceil_div(side, tile); }
+
+/* ---- stage 1 ------------------------------------------------------------ */
+
+__global__ void transpose_stage1_kernel(const float *__restrict__ in, float *__restrict__ out,
+                                        size_t rows, size_t cols)
+{
+    /* TODO stage 1 ----------------------------------------------------------
+     * Goal: one thread per element: the thread at column c and row r of in
+     *       writes out[c * rows + r] = in[r * cols + c].
+     * Keep: the grid covers whole blocks, so threads past the last column
+     *       or row exist: they touch nothing. A matrix need not be square:
+     *       in's rows are cols long, out's rows are rows long.
+     * Hint: c = blockIdx.x * blockDim.x + threadIdx.x, and r the same in y.
+     *       Neighbouring threads read neighbouring words of in (one 128-byte
+     *       line a warp) and write words rows apart in out.
+     */
+}
+
+/* Blocks of 32 x (threads / 32): a warp along a row, as many rows as warps. */
+static void transpose_stage1(const struct args *a, int block)
+{
+    if (a->rows == 0 || a->cols == 0)
+        return;
+    dim3 threads(32, transpose_threads("1", block) / 32);
+    dim3 grid(tiles(a->cols, threads.x), tiles(a->rows, threads.y));
+    transpose_stage1_kernel<<<grid, threads>>>(a->in, a->out, a->rows, a->cols);
+}
+
+/* ---- stage 2 ------------------------------------------------------------ */
+
+__global__ void transpose_stage2_kernel(const float *__restrict__ in, float *__restrict__ out,
+                                        size_t rows, size_t cols)
+{
+    /* TODO stage 2 ----------------------------------------------------------
+     * Goal: a block of 32 x 32 threads moves the 32 x 32 tile of in whose
+     *       first element is in[blockIdx.y * 32][blockIdx.x * 32]. Each
+     *       thread reads one element of it into tile[threadIdx.y][threadIdx.x]
+     *       (a row of in a warp), then, after a barrier, writes one element
+     *       of out: the warp that wrote row y of the tile now writes row y of
+     *       the tile's place in out, from column y of the tile.
+     * Keep: the tile at the end of a row or column may be cut short: test
+     *       the read against rows and cols, and the write against the same
+     *       bounds seen from out (its rows are in's columns).
+     * Hint: in out, the tile starts at row blockIdx.x * 32 and column
+     *       blockIdx.y * 32; thread (x, y) writes out row blockIdx.x * 32 + y,
+     *       column blockIdx.y * 32 + x, with tile[x][y].
+     */
+}
+
+/* A block per tile of in: blockIdx.x counts tiles along a row, blockIdx.y
+ * down the columns. */
+template <typename Kernel>
+static void launch_tiles(const struct args *a, Kernel kernel, dim3 threads, unsigned tile)
+{
+    if (a->rows == 0 || a->cols == 0)
+        return;
+    dim3 grid(tiles(a->cols, tile), tiles(a->rows, tile));
+    kernel<<<grid, threads>>>(a->in, a->out, a->rows, a->cols);
+}
+
+/* A thread per element of a 32 x 32 tile (BLOCK does not change it). */
+static void transpose_stage2(const struct args *a, int block)
+{
+    (void)block;
+    launch_tiles(a, transpose_stage2_kernel, dim3(TILE, TILE), TILE);
+}
+
+/* ---- stage 3 ------------------------------------------------------------ */
+
+__global__ void transpose_stage3_kernel(const float *__restrict__ in, float *__restrict__ out,
+                                        size_t rows, size_t cols)
+{
+    /* TODO stage 3 ----------------------------------------------------------
+     * Goal: stage 2, with the tile one word wider than it is: 32 x 33.
+     * Keep: everything else as in stage 2.
+     * Hint: a warp writing out reads a column of the tile: tile[x][y] for
+     *       x = 0..31, words 32 apart, all in one of shared memory's 32
+     *       banks, so they are served one after another. With rows 33 words
+     *       long, the words of a column fall in 32 different banks.
+     */
+}
+
+static void transpose_stage3(const struct args *a, int block)
+{
+    (void)block;
+    launch_tiles(a, transpose_stage3_kernel, dim3(TILE, TILE), TILE);
+}
+
+/* ---- stage 4 ------------------------------------------------------------ */
+
+__global__ void transpose_stage4_kernel(const float *__restrict__ in, float *__restrict__ out,
+                                        size_t rows, size_t cols)
+{
+    /* TODO stage 4 ----------------------------------------------------------
+     * Goal: stage 3 with fewer threads: a block of 32 x blockDim.y threads
+     *       (blockDim.y from 1 to 32, any of them) still moves a 32 x 32
+     *       padded tile, so each thread moves 32 / blockDim.y elements.
+     * Keep: thread (x, y) reads the tile's rows y, y + blockDim.y, ... while
+     *       below 32, and after the barrier writes out's rows the same way.
+     *       The bounds tests as in stage 3, for every element.
+     * Hint: for (unsigned j = y; j < TILE; j += blockDim.y). Fewer threads
+     *       mean fewer to create and schedule, and more loads in flight in
+     *       each: the loads of one thread do not wait for each other.
+     */
+}
+
+/* Blocks of 32 x (threads / 32), a 32 x 32 tile each. */
+static void transpose_stage4(const struct args *a, int block)
+{
+    launch_tiles(a, transpose_stage4_kernel, dim3(32, transpose_threads("4", block) / 32), TILE);
+}
+
+/* ---- stage 5 ------------------------------------------------------------ */
+
+/* Stage 5's tile: 64 x 64 floats, moved by 32 x 16 threads, 8 a thread. */
+enum { TILE5 = 64, ROWS5 = 16 };
+
+__global__ void __launch_bounds__(32 * ROWS5)
+    transpose_stage5_kernel(const float *__restrict__ in, float *__restrict__ out, size_t rows,
+                            size_t cols)
+{
+    /* TODO stage 5 ----------------------------------------------------------
+     * Goal: a 64 x 64 tile (padded to 65) moved by 32 x 16 threads: thread
+     *       (x, y) reads the tile's columns x and x + 32 in rows y, y + 16,
+     *       y + 32 and y + 48, and writes out the same way after the
+     *       barrier.
+     * Keep: the bounds tests of stage 4. The loops' bounds are constants
+     *       (TILE5, ROWS5, not blockDim), so the compiler unrolls them and
+     *       all 8 loads of a thread are issued before the first returns.
+     * Hint: #pragma unroll on both loops. A block has 4 times the tile of
+     *       stage 4, so a quarter of the blocks, barriers and index sums.
+     */
+}
+
+static void transpose_stage5(const struct args *a, int block)
+{
+    (void)block;
+    launch_tiles(a, transpose_stage5_kernel, dim3(32, ROWS5), TILE5);
+}
+
+/* ---- the stage table: the tests, the driver and the run table read it --- */
+
+const struct stage transpose_stages[] = {
+    {"1", "naive: a thread an element", transpose_stage1},
+    {"2", "a 32x32 tile in shared memory", transpose_stage2},
+    {"3", "the tile padded to 33 columns", transpose_stage3},
+    {"4", "32 x BLOCK/32 threads a tile", transpose_stage4},
+    {"5", "64x64 tiles, unrolled loops", transpose_stage5},
+    {NULL, NULL, NULL},
+};
