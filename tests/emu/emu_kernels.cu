@@ -405,6 +405,27 @@ const char *emu_tree_sum(int *out, const int *in, int blocks, int block, int pla
     return finish_ints(out, d, blocks);
 }
 
+/* A 32x32 tile transpose of one square matrix, on 32 x 32 threads: a
+ * two-dimensional block. Planted bugs: 1 leaves out the barrier between
+ * the tile's writes and reads, 2 reads one row past the matrix's end. */
+__global__ void tile_transpose(int *out, const int *in, int planted)
+{
+    __shared__ int tile[32][33];
+    unsigned x = threadIdx.x, y = threadIdx.y;
+    tile[y][x] = in[(y + (planted == 2 && y == 31)) * 32 + x];
+    if (planted != 1)
+        __syncthreads();
+    out[y * 32 + x] = tile[x][y];
+}
+
+const char *emu_tile_transpose(int *out, const int *in, int planted)
+{
+    int *d_in = to_device(in, 32 * 32), *d = to_device(NULL, 32 * 32);
+    tile_transpose<<<1, dim3(32, 32)>>>(d, d_in, planted);
+    CUDA_CHECK(cudaFree(d_in));
+    return finish_ints(out, d, 32 * 32);
+}
+
 /* Each thread puts its value at a place in shared memory; the planted bug
  * gives two threads each place (t / 2), as a wrong rank would. */
 __global__ void place_values(int *out, bool planted)

@@ -34,6 +34,7 @@ const char *emu_atomics(struct counters_out *out, int blocks, int block);
 const char *emu_exchange_floats(int *out);
 const char *emu_chained_blocks(int *out, int blocks);
 const char *emu_tree_sum(int *out, const int *in, int blocks, int block, int planted);
+const char *emu_tile_transpose(int *out, const int *in, int planted);
 const char *emu_colliding_places(int *out, int block, int planted);
 const char *emu_hillis_steele(int *out, const int *in, int blocks, int block, int planted);
 const char *emu_spin_after_race(void);

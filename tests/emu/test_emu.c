@@ -355,6 +355,24 @@ Test(emu, advises_syncthreads_for_a_tree_sum_without_its_loop_barrier, TIMEOUT)
         expect_block_barrier_advice(emu_tree_sum(out, in, BLOCKS, block, 2));
 }
 
+/* Blocks of two dimensions: threads are named by (x, y, z), and the race
+ * detector and the bounds checks work as for one. */
+Test(emu, checks_a_two_dimensional_block, TIMEOUT)
+{
+    int in[32 * 32], out[32 * 32];
+    random_ints(in, 32 * 32, 100);
+    cr_assert_null(emu_tile_transpose(out, in, 0));
+    for (int r = 0; r < 32; r++)
+        for (int c = 0; c < 32; c++)
+            cr_assert_eq(out[c * 32 + r], in[r * 32 + c], "out[%d][%d]", c, r);
+    expect_error_saying(emu_tile_transpose(out, in, 1),
+                        (const char *[]){"kernel tile_transpose", "a race on shared memory",
+                                         "thread (", ", 0)", "emu_kernels.cu:", NULL});
+    expect_error_saying(emu_tile_transpose(out, in, 2),
+                        (const char *[]){"kernel tile_transpose", "thread (", ", 31, 0)",
+                                         "just past its end", NULL});
+}
+
 /* Two threads writing one word from one line may have computed the same
  * place (a wrong rank), which no barrier mends: the report says both. */
 Test(emu, names_colliding_places_beside_a_missing_barrier, TIMEOUT)
