@@ -274,12 +274,17 @@ static const struct column run_columns_rate[] = {
     {"time ms", 9, false}, {rate_title, 8, false}, {"GB/s", 7, false},
     {"% copy", 6, false},  {"vs prev", 7, false}, {"vs CPU", 7, false},
     {"vs CPU+", 8, false}, {NULL, 0, false}};
+/* Under the emulation: the times are CPU times, and no rates or speedups
+ * are shown, but it counts what a stage stores. */
+static const struct column emu_columns[] = {
+    {"stage", -6, false}, {"idea", -42, false}, {"check", -5, true},
+    {"time ms", 9, false}, {"writes/elem", 11, false}, {NULL, 0, false}};
 static const struct column *table_columns = run_columns;
 
 /* The run table's columns for this lab, chosen once before it is printed. */
 static void choose_columns(const struct lab *lab)
 {
-    table_columns = lab->items ? run_columns_rate : run_columns;
+    table_columns = gpu_emulated() ? emu_columns : lab->items ? run_columns_rate : run_columns;
     if (lab->items)
         snprintf(rate_title, sizeof rate_title, "G%s/s", lab->items);
 }
@@ -338,6 +343,7 @@ static const char *times(char *text, double x)
 struct row {
     const char *stage, *idea, *check, *colour;
     double ms, rate, gbps, share, vs_prev, vs_cpu, vs_cpu_plus; /* rate: G items/s */
+    double writes; /* emulation: stores per output element */
 };
 
 static void print_row(const struct row *r)
@@ -352,6 +358,8 @@ static void print_row(const struct row *r)
                              times(text[3], r->vs_prev),
                              times(text[4], r->vs_cpu),
                              times(text[5], r->vs_cpu_plus)};
+    if (table_columns == emu_columns)
+        cells[4] = r->writes > 0 ? cell(text[1], "%.2f", r->writes) : "-";
     if (table_columns == run_columns_rate) {
         memmove(&cells[RATE_COLUMN + 1], &cells[RATE_COLUMN],
                 (9 - RATE_COLUMN) * sizeof cells[0]);
@@ -392,7 +400,7 @@ static double time_stage_row(struct problem *p, const struct stage *s, const cha
     double gbps = p->bytes / ms / 1e6;
     if (emu) /* CPU times: no bandwidths or speedups to show */
         print_row(&(struct row){.stage = label, .idea = s->idea, .check = "ok", .colour = GREEN,
-                                .ms = ms});
+                                .ms = ms, .writes = problem_output_writes(p)});
     else
         print_row(&(struct row){.stage = label, .idea = s->idea, .check = "ok", .colour = GREEN,
                                 .ms = ms, .rate = p->n / ms / 1e6, .gbps = gbps,
@@ -434,7 +442,10 @@ static void print_table_intro(const struct problem *p, const struct timing *t)
            t->reps, t->warmup);
     if (gpu_emulated())
         printf("EMULATED on the CPU (EMU=1): the checks are real, but the times are CPU times,\n"
-               "so no bandwidths or speedups are shown. N defaults to %s here.\n\n",
+               "so no bandwidths or speedups are shown. N defaults to %s here.\n"
+               "writes/elem: the bytes a stage stores into its outputs over their size, atomics\n"
+               "counted: 1.00 writes each element once; a pass that goes back over the output\n"
+               "adds 1; blocks that write one element twice are stopped as a race.\n\n",
                p->lab->matrix ? "2^10x2^10" : "2^20");
     else
         printf("vs CPU+: the CPU time over the GPU time including the copies of the stage's "

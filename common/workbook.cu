@@ -163,6 +163,9 @@ struct problem *problem_new(const struct lab *lab, int variant, size_t n, size_t
     p->seed = seed;
     p->block = block;
     p->emulated = gpu_emulated();
+#ifdef WORKBOOK_EMU
+    emu_block_order(seed); /* blocks start in an order the seed scrambles */
+#endif
     lab->setup(p);
     if (n > 0 && !(p->bytes > 0))
         die("%s: its setup must say how many bytes a stage moves (p->bytes)", lab->name);
@@ -360,12 +363,38 @@ static bool buffer_right(const struct problem *p, const struct stage *s, struct 
     return ok;
 }
 
+/* Bytes kernels stored into the outputs since the last call (emulation only). */
+static double output_bytes_written(const struct problem *p)
+{
+    double bytes = 0;
+#ifdef WORKBOOK_EMU
+    for (int i = 0; i < p->nbuf; i++)
+        if (p->buf[i].role == OUTPUT)
+            bytes += (double)emu_bytes_written(p->buf[i].dev_base);
+#else
+    (void)p;
+#endif
+    return bytes;
+}
+
+double problem_output_writes(const struct problem *p)
+{
+    double bytes = 0;
+    for (int i = 0; i < p->nbuf; i++)
+        if (p->buf[i].role == OUTPUT)
+            bytes += (double)p->buf[i].count * elem_size(p->buf[i].type);
+    return bytes > 0 ? p->output_writes / bytes : 0;
+}
+
 bool problem_verify(struct problem *p, const struct stage *s, struct finding *f)
 {
     memset(f, 0, sizeof *f);
     problem_upload(p, NULL);
     problem_poison_outputs(p);
-    if (!launch(p, s, f))
+    output_bytes_written(p);
+    bool launched = launch(p, s, f);
+    p->output_writes = output_bytes_written(p);
+    if (!launched)
         return false;
     for (int i = 0; i < p->nbuf; i++)
         if (!buffer_right(p, s, &p->buf[i], f))
@@ -419,6 +448,9 @@ bool problem_fits(const struct lab *lab, int variant, size_t n, size_t cols, cha
 {
     double host, device, gib = 1073741824.0;
     footprint(lab, variant, n, &host, &device);
+#ifdef WORKBOOK_EMU
+    device *= 1 + EMU_HISTORY_BYTES / 4.0; /* and each word's history, in this machine's memory */
+#endif
     size_t device_free = 0, device_total = 0;
     CUDA_CHECK(cudaMemGetInfo(&device_free, &device_total));
     /* keep a tenth of memory for everything else */

@@ -58,6 +58,7 @@ struct problem {
     uint64_t seed;
     int block;         /* BLOCK as asked; lab->threads says what the launchers make of it */
     bool emulated;     /* EMU=1: the kernels run on the CPU, under the emulation's checks */
+    double output_writes; /* bytes the last problem_verify stored into outputs (emulation) */
     int nbuf;
     struct buffer buf[MAX_BUFFERS];
     struct args *args;
@@ -181,6 +182,10 @@ bool problem_fits(const struct lab *lab, int variant, size_t n, size_t cols, cha
 /* Poison, launch, download, compare everything: guards, inputs, outputs.
  * true when all is right; otherwise *f says what is wrong and where. */
 bool problem_verify(struct problem *p, const struct stage *s, struct finding *f);
+/* Under the emulation, how many times the last problem_verify stored each
+ * byte of the outputs, on average (atomics count): 1.0 when each element is
+ * written once. 0 on a GPU, which does not count. */
+double problem_output_writes(const struct problem *p);
 
 /* ---- checking (host only, check.c) ------------------------------------- */
 #define POISON_WORD 0xFFBADBADu /* a NaN as float, an odd value as int */

@@ -293,6 +293,14 @@ cudaError_t cudaFree(void *ptr);
  * which a kernel must not touch. */
 void emu_name_array(const void *base, const char *name, size_t offset, size_t count,
                     size_t element);
+/* Bytes that kernels stored in the allocation at `base` (atomics count as
+ * stores) since the last call: how many times a stage writes its outputs. */
+unsigned long long emu_bytes_written(const void *base);
+/* Blocks start in an order this seed scrambles (the harness passes its own). */
+void emu_block_order(unsigned long long seed);
+/* Each 4-byte word of device memory has a history this large (memory.cpp),
+ * which the memory a problem needs under emulation counts. */
+#define EMU_HISTORY_BYTES 40
 cudaError_t cudaMallocHost(void **ptr, size_t bytes);
 template <typename T> cudaError_t cudaMallocHost(T **ptr, size_t bytes)
 {

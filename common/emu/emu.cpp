@@ -1,6 +1,8 @@
 /* emu.cpp: how a launch runs on the CPU, small enough to read.
  *
- * A launch hands blocks out, in order, to one worker per CPU core. A worker
+ * A launch hands blocks out to one worker per CPU core, in an order the seed
+ * scrambles: CUDA promises no order, and code that waits for the block
+ * before it (by blockIdx) must fail here as it may on a GPU. A worker
  * runs a block by giving each of its threads a fiber (a stack and a saved
  * context) and resuming them in turn. A fiber runs until it returns or must
  * wait: at __syncthreads() for every thread of the block, at a warp
@@ -8,7 +10,12 @@
  * scheduler settles: it completes the warp collectives whose lanes have all
  * arrived, else releases the barrier if every thread is at it. If neither is
  * possible, the kernel would hang on a GPU; here it stops, with the threads
- * and the lines they wait at named. */
+ * and the lines they wait at named. A thread that spins on a word of device
+ * memory (memory.cpp sees it read the word again and again, unchanged) lets
+ * the others go on; when every worker's block only spins, and nothing has
+ * changed for a second, the blocks wait for ever, as they would on a GPU
+ * whose every place is held by a waiting block: the launch stops, naming
+ * them and the blocks that have not started. */
 #undef _FORTIFY_SOURCE /* its longjmp check refuses jumps between stacks */
 #include "emu.h"
 
@@ -16,8 +23,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdio>
+#include <cstdlib>
 #include <mutex>
 #include <thread>
 
@@ -420,6 +429,24 @@ static bool settle_warp(block_runner &r, unsigned w, bool stuck)
 
 /* ---- blocks ------------------------------------------------------------ */
 
+/* Workers running a block, and those of them whose block only spins; what
+ * has happened in the launch (blocks finished, spins ended), to tell a
+ * block that waits from one that waits for ever. */
+static std::atomic<unsigned> running, stalled;
+static std::atomic<unsigned long long> progress;
+
+void note_progress() { progress++; }
+
+static void unstall(block_runner &r)
+{
+    if (r.stalled_since) {
+        r.stalled_since = 0;
+        stalled--;
+    }
+}
+
+static bool may_move_on(block_runner &r); /* false once it has failed the launch */
+
 /* Some threads wait at a barrier that others returned without reaching. */
 static void report_returned(block_runner &r)
 {
@@ -467,7 +494,12 @@ static void run_block_fibers(block_runner &r, uint3 b);
  * overflow may have hit a neighbour's stack: all start afresh next time. */
 static void run_block(block_runner &r, uint3 b)
 {
+    running++;
     run_block_fibers(r, b);
+    end_block_memory(r);
+    unstall(r);
+    running--;
+    note_progress();
     if (aborted)
         for (fiber &f : r.fibers)
             f.started = false;
@@ -484,6 +516,7 @@ static void run_block_fibers(block_runner &r, uint3 b)
         fiber &f = r.fibers[t];
         f.index = {t % c.block.x, t / c.block.x % c.block.y, t / (c.block.x * c.block.y)};
         f.now = READY;
+        f.polling = spin();
     }
     r.barrier_sum = 0;
     start_block_memory(r);
@@ -499,12 +532,17 @@ static void run_block_fibers(block_runner &r, uint3 b)
             moved |= settle_warp(r, w, false);
         if (moved)
             continue;
-        unsigned at_warp = 0, at_barrier = 0, done = 0;
+        unsigned spinning = 0, at_warp = 0, at_barrier = 0, done = 0;
         bool one_place = true;
         for (unsigned t = 0; t < n; t++) {
             state s = r.fibers[t].now;
-            (s == AT_WARP ? at_warp : s == AT_BARRIER ? at_barrier : done)++;
+            (s == READY ? spinning : s == AT_WARP ? at_warp : s == AT_BARRIER ? at_barrier : done)++;
             one_place &= r.fibers[t].barrier_pc == r.fibers[0].barrier_pc;
+        }
+        if (spinning) { /* all that can run spins: wait for other blocks, or stop */
+            if (!may_move_on(r))
+                return;
+            continue;
         }
         if (at_warp) {
             for (unsigned w = 0; w * 32 < n && !aborted; w++)
@@ -536,6 +574,129 @@ struct launch_job {
     unsigned long long blocks;
     std::atomic<unsigned long long> next;
 };
+static launch_job *current_job;
+static unsigned long long order_seed = 1;
+static std::mutex runners_lock;
+static std::vector<block_runner *> runners; /* every worker's, to name stalled blocks */
+
+/* The k-th block to start, by its place in the grid: a permutation of
+ * 0..blocks-1 that the seed picks. Rounds of xor, multiply by an odd number
+ * and xorshift are each one-to-one on the next power of two's range; a value
+ * past the grid's end goes round again, so the whole is one-to-one too. */
+static unsigned long long scrambled(unsigned long long k, unsigned long long blocks)
+{
+    if (blocks < 2)
+        return k;
+    unsigned bits = 64 - __builtin_clzll(blocks - 1);
+    unsigned long long mask = bits == 64 ? ~0ull : (1ull << bits) - 1;
+    unsigned long long odd = order_seed * 0x9E3779B97F4A7C15ull | 1, key = order_seed ^ 0xD1B54A32D192ED03ull;
+    do
+        for (int round = 0; round < 3; round++) {
+            k = ((k ^ key) & mask) * odd & mask;
+            k ^= k >> (bits / 2 + 1);
+        }
+    while (k >= blocks);
+    return k;
+}
+
+static uint3 grid_place(unsigned long long id, const dim3 &g)
+{
+    return {(unsigned)(id % g.x), (unsigned)(id / g.x % g.y),
+            (unsigned)(id / ((unsigned long long)g.x * g.y))};
+}
+
+static std::string block_text(unsigned long long id, const dim3 &g)
+{
+    return "(" + std::to_string(grid_place(id, g).x) + ", " + std::to_string(grid_place(id, g).y) + ", " +
+           std::to_string(grid_place(id, g).z) + ")";
+}
+
+const double STALL_SECONDS = 1;
+
+static double seconds()
+{
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+/* "block (7, 0, 0): thread 0 reads status[8] (scan.cu:40) again and again" */
+static std::string spinning_threads(const block_runner &r)
+{
+    std::string text = "Block " + triple(r.block) + ": ";
+    unsigned count = 0, first = 0;
+    for (unsigned t = 0; t < r.threads; t++)
+        if (r.fibers[t].now == READY && !count++)
+            first = t;
+    const spin &s = r.fibers[first].polling;
+    text += (count > 1 ? std::to_string(count) + " threads, " + thread_name(first) + " among them,"
+                       : thread_name(first)) +
+            " read" + (count > 1 ? " " : "s ") + device_name(s.at) + at_line(s.pc) +
+            " again and again" + last_writer(r, s.at);
+    unsigned barrier = 0;
+    for (unsigned t = 0; t < r.threads; t++)
+        barrier += r.fibers[t].now == AT_BARRIER;
+    if (barrier)
+        text += ", while " + std::to_string(barrier) + " of its threads wait at __syncthreads()";
+    return text + ".";
+}
+
+/* Every worker's block spins, and nothing has changed for a while. */
+static void report_stall(block_runner &r)
+{
+    const launch_job &job = *current_job;
+    std::string waiting;
+    {
+        std::lock_guard<std::mutex> hold(runners_lock);
+        for (const block_runner *other : runners)
+            if (other->stalled_since)
+                waiting += " " + spinning_threads(*other);
+    }
+    unsigned long long taken = std::min(job.next.load(), job.blocks);
+    std::vector<unsigned long long> later;
+    for (unsigned long long k = taken; k < job.blocks; k++)
+        later.push_back(scrambled(k, job.blocks));
+    std::sort(later.begin(), later.end());
+    std::string not_started;
+    for (size_t k = 0; k < later.size() && k < 6; k++)
+        not_started += (k ? ", " : "") + block_text(later[k], job.config.grid);
+    if (later.size() > 6)
+        not_started += " and " + std::to_string(later.size() - 6) + " more";
+    std::string why =
+        later.empty()
+            ? " Every block of the launch has started, and none that still runs will change "
+              "what they wait for: is it ever written, and by whom?"
+            : " Blocks " + not_started + " have not started, and never will: the emulation runs " +
+                  std::to_string(workers()) + " block" + (workers() > 1 ? "s" : "") +
+                  " at once (one per CPU core), starting them in a scrambled order (seed " +
+                  std::to_string(order_seed) +
+                  ", which SEED= repeats). CUDA promises neither the order in which blocks start "
+                  "nor that a block starts while the blocks on the GPU wait: a block may wait "
+                  "only for blocks that started before it, so take a tile's number from a "
+                  "ticket (atomicAdd on a counter), not from blockIdx.x";
+    fail_launch("kernel " + kernel_name(r.fibers[0].in, r.fibers[0].polling.pc, r.kernel) +
+                ": blocks wait for ever (nothing has changed for " +
+                std::to_string((int)STALL_SECONDS) + " second)." + waiting + why);
+}
+
+/* The block's runnable threads all spin: go on if something may still
+ * change what they wait for; stop the launch if nothing can. */
+static bool may_move_on(block_runner &r)
+{
+    static thread_local unsigned long long seen;
+    double now = seconds();
+    if (!r.stalled_since || progress != seen) {
+        if (!r.stalled_since)
+            stalled++;
+        r.stalled_since = now;
+        seen = progress;
+        return true;
+    }
+    if (now - r.stalled_since < STALL_SECONDS || stalled < running) {
+        std::this_thread::yield();
+        return true;
+    }
+    report_stall(r);
+    return false;
+}
 
 static void run_blocks(launch_job &job)
 {
@@ -549,6 +710,8 @@ static void run_blocks(launch_job &job)
         }
         prepare_shared(*fresh);
         mine = fresh;
+        std::lock_guard<std::mutex> hold(runners_lock);
+        runners.push_back(fresh);
     }
     block_runner &r = *mine;
     r.config = job.config;
@@ -557,11 +720,10 @@ static void run_blocks(launch_job &job)
     r.body = job.body;
     r.threads = job.config.block.x * job.config.block.y * job.config.block.z;
     runner = &r;
-    const dim3 &g = job.config.grid;
-    /* blocks in increasing order, so a block may wait on an earlier one */
-    for (unsigned long long k; !aborted && (k = job.next++) < job.blocks;)
-        run_block(r, {(unsigned)(k % g.x), (unsigned)(k / g.x % g.y),
-                      (unsigned)(k / ((unsigned long long)g.x * g.y))});
+    for (unsigned long long k; !aborted && (k = job.next++) < job.blocks;) {
+        r.block_id = scrambled(k, job.blocks);
+        run_block(r, grid_place(r.block_id, job.config.grid));
+    }
     runner = nullptr;
 }
 
@@ -640,12 +802,16 @@ void emu_launch_body(emu_launch_config c, const char *kernel, void (*run)(const 
     launch_job job{c, kernel, run, body, blocks, {0}};
     watch_faults();
     aborted = false;
+    current_job = &job;
+    start_launch(blocks);
     workers_pool.run(job);
     if (aborted)
         emu_last_error = cudaErrorLaunchFailure;
 }
 
 const char *emu_failure() { return failure.c_str(); }
+
+void emu_block_order(unsigned long long seed) { order_seed = seed; }
 
 /* ---- block-wide ------------------------------------------------------------ */
 
@@ -665,7 +831,12 @@ int __syncthreads_or(int predicate) { return barrier(predicate, PC) != 0; }
 
 /* The CPU's own order is stronger than the GPU's; a full fence is the most a
  * kernel can ask for. */
-void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+void __threadfence()
+{
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    if (runner)
+        note_fence(*runner);
+}
 void __threadfence_block() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 
 /* ---- warp-wide ------------------------------------------------------------- */

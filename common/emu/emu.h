@@ -8,6 +8,7 @@
 #include <ucontext.h>
 
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 /* In a function a kernel calls: where it was called from, for reports. A
@@ -19,9 +20,10 @@ namespace emu {
 const unsigned MAX_THREADS = 1024;
 const unsigned WARPS = MAX_THREADS / 32;
 /* Shared memory per block: the H100's opt-in maximum, for the dynamic part,
- * and as much again for the static __shared__ variables of every kernel. */
+ * and room for the static __shared__ variables of every kernel, each with
+ * words no variable owns around it (memory.cpp). */
 const size_t SHARED_DYNAMIC = 227 * 1024;
-const size_t SHARED_STATIC = 227 * 1024;
+const size_t SHARED_STATIC = 2048 * 1024;
 const size_t STACK_BYTES = 256 * 1024; /* each kernel thread's */
 /* Below each stack, never mapped: addresses only, so large enough that a
  * big local array in a function the compiler did not instrument (no check
@@ -41,8 +43,22 @@ typedef jmp_buf place;
 #endif
 
 /* Where a thread stands: running or ready to, waiting for its block, waiting
- * for lanes of its warp, or returned. */
+ * for lanes of its warp, or returned. A thread that spins on a word of device
+ * memory that does not change yields, READY, to let others on. */
 enum state { READY, AT_BARRIER, AT_WARP, DONE };
+
+/* How a kernel touches memory: a plain load or store, through a volatile
+ * pointer, or with an atomic. Volatile and atomic accesses are how blocks
+ * signal each other (flags, tickets), so they never race with each other. */
+enum access_kind { PLAIN, VOLATILE, ATOMIC };
+
+/* A thread reading one word of device memory again and again, unchanged. */
+struct spin {
+    const char *at;
+    unsigned long long value;
+    unsigned polls;
+    const void *pc;
+};
 
 /* A warp collective a lane is waiting in, and then its result. */
 struct warp_call {
@@ -72,6 +88,7 @@ struct fiber {
     place context;          /* where it stopped; switches need no system call */
     calls in;               /* to name the kernel (memory.cpp records them) */
     warp_call call;
+    spin polling;
     ucontext_t start; /* used once, to enter the fiber's stack */
 };
 
@@ -108,6 +125,17 @@ struct word_record {
     const void *write_pc, *read_pc;
 };
 
+/* What a block learnt from another through a flag or an atomic, the last
+ * the other stored: how many __threadfence() calls and stores to device
+ * memory the other block had made by then, and where it stored it. */
+struct acquisition {
+    unsigned fences, stores;
+    const void *pc;
+};
+
+struct word_history; /* memory.cpp's record of a word of device memory */
+struct allocation;
+
 /* One per worker: the block it is running, its fibers and its memory. */
 struct block_runner {
     char *stacks;      /* one slot per fiber: a guard zone, then the stack */
@@ -121,6 +149,7 @@ struct block_runner {
     const char *kernel; /* the launch's text, when the name cannot be found */
     emu_launch_config config;
     uint3 block;
+    unsigned long long block_id; /* its place in the grid, x fastest */
     unsigned threads, current;
     int barrier_sum, barrier_result; /* __syncthreads_count and friends */
 
@@ -131,6 +160,17 @@ struct block_runner {
     unsigned warp_step[WARPS];              /* warp synchronisations so far, per warp */
     race raced;
     const char *seen_lo, *seen_hi; /* device memory a kernel may touch, last seen */
+    /* the array last seen: its allocation, the history of its words, and
+     * the writes to it not yet added to its count */
+    allocation *seen;
+    word_history *seen_history;
+    unsigned long long seen_writes;
+    /* how this block orders its accesses to device memory with other blocks */
+    unsigned fences;      /* __threadfence() calls by its threads */
+    unsigned stores;      /* stores to device memory by its threads */
+    bool synchronised;    /* it has read a flag or made an atomic that another block wrote */
+    std::unordered_map<unsigned long long, acquisition> acquired; /* by block */
+    double stalled_since; /* when all its runnable threads began to spin, or 0 */
 };
 extern thread_local block_runner *runner; /* null outside kernels */
 
@@ -139,6 +179,7 @@ extern thread_local block_runner *runner; /* null outside kernels */
  * reported instead: what followed may be its effect. */
 void fail_launch(const std::string &why);
 void wait(state why);             /* from a fiber: back to the scheduler */
+void note_progress();             /* a spinning thread saw its word change */
 [[noreturn]] void abandon_thread();
 /* "kernel reduce_stage1_kernel<int>, block (3, 0, 0), thread 17", the
  * kernel named from the thread's calls and a code address in it */
@@ -156,7 +197,12 @@ std::string kernel_name(const calls &in, const void *pc, const char *fallback);
 
 /* memory.cpp */
 void prepare_shared(block_runner &r);
+/* A launch of `blocks` blocks starts and ends: the history of device memory
+ * is kept per launch. */
+void start_launch(unsigned long long blocks);
 void start_block_memory(block_runner &r);
+void end_block_memory(block_runner &r);
+void note_fence(block_runner &r);
 void next_phase(block_runner &r);
 void note_atomic(void *p, size_t size, const void *pc);
 void *device_alloc(size_t bytes);
@@ -165,6 +211,9 @@ bool is_device(const void *p);
 /* "reads in[1025] (reduce.cu:95), past the end of 'in' (1025 elements): ..." */
 std::string device_access(const char *p, size_t size, const char *verb, const void *pc);
 std::string race_report(const block_runner &r);
+std::string device_name(const char *p); /* "status[8]" */
+/* " (last written by block (6, 0, 0), scan.cu:40)", or that no block wrote it */
+std::string last_writer(const block_runner &r, const char *p);
 
 /* faults.cpp */
 bool reserve_stacks(block_runner &r);

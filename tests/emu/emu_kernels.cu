@@ -155,14 +155,14 @@ const char *emu_dynamic_shared_too_small(void)
 __global__ void barrier_in_branch(int *out)
 {
     if (threadIdx.x < 16) {
-        out[threadIdx.x] = 1;
+        out[blockIdx.x * blockDim.x + threadIdx.x] = 1;
         __syncthreads(); /* LINE: barrier in branch */
     }
 }
 
 const char *emu_divergent_barrier(void)
 {
-    int *d = to_device(NULL, 64);
+    int *d = to_device(NULL, 2 * 64);
     barrier_in_branch<<<2, 64>>>(d);
     return finish();
 }
@@ -786,4 +786,138 @@ const char *emu_cub_block_scan(int *out, const int *in, int blocks)
     block_scans<<<blocks, 128>>>(d, d_in);
     CUDA_CHECK(cudaFree(d_in));
     return finish_ints(out, d, 2 * blocks * 128);
+}
+
+/* ---- device memory between blocks ---------------------------------------------- */
+
+void emu_seed_block_order(unsigned long long seed) { emu_block_order(seed); }
+
+/* Every block adds its threads' count into one word. Planted: 1 adds with a
+ * plain read and store, which races between blocks. */
+__global__ void count_into_one(int *total, int planted)
+{
+    __shared__ int block_total;
+    if (threadIdx.x == 0)
+        block_total = 0;
+    __syncthreads();
+    atomicAdd(&block_total, 1);
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        if (planted == 1)
+            *total += block_total; /* LINE: plain add of a block's total */
+        else
+            atomicAdd(total, block_total);
+    }
+}
+
+const char *emu_count_into_one(int *total, int blocks, int planted)
+{
+    int *d = named("total", 1);
+    count_into_one<<<blocks, 64>>>(d, planted);
+    const char *error = kept(finish());
+    CUDA_CHECK(cudaMemcpy(total, d, sizeof *total, cudaMemcpyDeviceToHost));
+    free_named(d);
+    return error;
+}
+
+/* A grid-stride copy. Planted: 1 steps by one block, not the whole grid,
+ * so blocks copy each other's elements again. */
+__global__ void stride_copy(int *out, const int *in, int n, int planted)
+{
+    int step = planted == 1 ? blockDim.x : blockDim.x * gridDim.x;
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step)
+        out[i] = in[i]; /* LINE: grid-stride store */
+}
+
+const char *emu_stride_copy(int *out, const int *in, int n, int blocks, int planted,
+                            unsigned long long *bytes_written)
+{
+    int *d_in = to_device(in, n), *d = named("out", n);
+    emu_bytes_written((char *)d - GUARD);
+    stride_copy<<<blocks, 64>>>(d, d_in, n, planted);
+    const char *error = kept(finish());
+    *bytes_written = emu_bytes_written((char *)d - GUARD);
+    CUDA_CHECK(cudaMemcpy(out, d, n * sizeof(int), cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaFree(d_in));
+    free_named(d);
+    return error;
+}
+
+/* Blocks in a chain: each waits for the flag of the block before it, then
+ * adds one to its value. Planted: 1 takes the place in the chain from
+ * blockIdx.x, not a ticket; 2 stores the flag with no __threadfence()
+ * after the value. */
+__global__ void chain_planted(int *value, volatile int *flag, unsigned *ticket, int planted)
+{
+    if (threadIdx.x != 0)
+        return;
+    unsigned order = planted == 1 ? blockIdx.x : atomicAdd(ticket, 1u);
+    int before = 0;
+    if (order > 0) {
+        while (flag[order - 1] == 0) /* LINE: wait for the flag before */
+            ;
+        before = value[order - 1]; /* LINE: read the value before */
+    }
+    value[order] = before + 1; /* LINE: store the value */
+    if (planted != 2)
+        __threadfence();
+    flag[order] = 1; /* LINE: store the flag */
+}
+
+const char *emu_chain_planted(int *out, int blocks, int planted)
+{
+    int *value = named("value", blocks), *flag = named("flag", blocks);
+    unsigned *ticket;
+    CUDA_CHECK(cudaMalloc(&ticket, sizeof *ticket));
+    CUDA_CHECK(cudaMemset(ticket, 0, sizeof *ticket));
+    chain_planted<<<blocks, 32>>>(value, flag, ticket, planted);
+    const char *error = kept(finish());
+    CUDA_CHECK(cudaMemcpy(out, value, blocks * sizeof(int), cudaMemcpyDeviceToHost));
+    free_named(flag);
+    free_named(value);
+    CUDA_CHECK(cudaFree(ticket));
+    return error;
+}
+
+/* Each block takes a ticket: out[ticket] is the block that took it, so the
+ * order in which blocks started. */
+__global__ void start_order(int *out, unsigned *ticket)
+{
+    if (threadIdx.x == 0)
+        out[atomicAdd(ticket, 1u)] = blockIdx.x;
+}
+
+const char *emu_start_order(int *out, int blocks, unsigned long long seed)
+{
+    int *d = to_device(NULL, blocks);
+    unsigned *ticket;
+    CUDA_CHECK(cudaMalloc(&ticket, sizeof *ticket));
+    CUDA_CHECK(cudaMemset(ticket, 0, sizeof *ticket));
+    emu_block_order(seed);
+    start_order<<<blocks, 32>>>(d, ticket);
+    CUDA_CHECK(cudaFree(ticket));
+    return finish_ints(out, d, blocks);
+}
+
+/* ---- bounds of __shared__ arrays -------------------------------------------------- */
+
+/* A block's 64 values through a padded array: one pad word after every
+ * 32, so 66 words. Planted: 1 declares it without room for the pads. */
+__global__ void padded_copy(int *out, const int *in, int planted)
+{
+    __shared__ int roomy[64 + 64 / 32];
+    __shared__ int cramped[64];
+    int *padded = planted == 1 ? cramped : roomy;
+    unsigned t = threadIdx.x, at = t + t / 32;
+    padded[at] = in[blockIdx.x * 64 + t]; /* LINE: store into the padded array */
+    __syncthreads();
+    out[blockIdx.x * 64 + t] = padded[at];
+}
+
+const char *emu_padded_copy(int *out, const int *in, int blocks, int planted)
+{
+    int *d_in = to_device(in, blocks * 64), *d = to_device(NULL, blocks * 64);
+    padded_copy<<<blocks, 64>>>(d, d_in, planted);
+    CUDA_CHECK(cudaFree(d_in));
+    return finish_ints(out, d, blocks * 64);
 }

@@ -58,6 +58,15 @@ const char *emu_crash(int what, int *then_ok);
 const char *emu_kernel_pointer(int race);
 const char *emu_cub_device(int *sum, int *scan, int *histogram, const int *in, int n);
 const char *emu_cub_block_scan(int *out, const int *in, int blocks);
+/* blocks start in an order this seed scrambles */
+void emu_seed_block_order(unsigned long long seed);
+/* planted: 0 for the correct kernel, else which mistake */
+const char *emu_count_into_one(int *total, int blocks, int planted);
+const char *emu_stride_copy(int *out, const int *in, int n, int blocks, int planted,
+                            unsigned long long *bytes_written);
+const char *emu_chain_planted(int *out, int blocks, int planted);
+const char *emu_start_order(int *out, int blocks, unsigned long long seed);
+const char *emu_padded_copy(int *out, const int *in, int blocks, int planted);
 
 #ifdef __cplusplus
 }

@@ -74,7 +74,11 @@ static const char *at_line(const char *what)
     return text;
 }
 
-static void start(void) { seed = seed_from_env(); }
+static void start(void)
+{
+    seed = seed_from_env();
+    emu_seed_block_order(seed);
+}
 
 TestSuite(emu, .init = start);
 
@@ -609,4 +613,130 @@ Test(emu, runs_cub_block_scan_inside_a_kernel, TIMEOUT)
         sum += in[i];
         cr_assert_eq(out[2 * i + 1], sum, "inclusive[%d] = %d, expected %d", i, out[2 * i + 1], sum);
     }
+}
+
+/* ---- device memory between blocks ------------------------------------------------- */
+
+Test(emu, passes_blocks_that_add_into_one_word_with_atomics, TIMEOUT)
+{
+    int total = -1;
+    expect_success(emu_count_into_one(&total, 40, 0));
+    cr_assert_eq(total, 40 * 64, "total = %d, expected %d", total, 40 * 64);
+}
+
+Test(emu, stops_blocks_that_add_into_one_word_without_an_atomic, TIMEOUT)
+{
+    char line[200];
+    snprintf(line, sizeof line, "total[0] %s, which block (", at_line("plain add of a block's total"));
+    const char *error = emu_count_into_one(&(int){0}, 40, 1);
+    expect_error_saying(error, (const char *[]){"kernel count_into_one, block (", "thread 0",
+                                                "a race on global memory between blocks",
+                                                line, "atomicAdd", NULL});
+}
+
+Test(emu, passes_a_grid_stride_loop_that_steps_by_the_grid, TIMEOUT)
+{
+    enum { N = 5000 };
+    int in[N], out[N];
+    unsigned long long bytes = 0;
+    random_ints(in, N, 1000);
+    expect_success(emu_stride_copy(out, in, N, 7, 0, &bytes));
+    cr_assert_arr_eq(out, in, sizeof in, "the copy differs");
+    cr_assert_eq(bytes, sizeof out, "%llu bytes written to out, expected %zu: each element once",
+                 bytes, sizeof out);
+}
+
+Test(emu, names_the_step_of_a_grid_stride_loop_that_writes_elements_twice, TIMEOUT)
+{
+    enum { N = 5000 };
+    int in[N], out[N];
+    unsigned long long bytes = 0;
+    random_ints(in, N, 1000);
+    char line[200];
+    snprintf(line, sizeof line, "two blocks write out[");
+    const char *error = emu_stride_copy(out, in, N, 7, 1, &bytes);
+    expect_error_saying(error, (const char *[]){"kernel stride_copy, block (", line,
+                                                at_line("grid-stride store"),
+                                                "from the same line in this launch",
+                                                "blockDim.x * gridDim.x", NULL});
+}
+
+Test(emu, passes_a_chain_whose_flags_follow_a_fence, TIMEOUT)
+{
+    enum { BLOCKS = 300 };
+    int out[BLOCKS];
+    expect_success(emu_chain_planted(out, BLOCKS, 0));
+    for (int b = 0; b < BLOCKS; b++)
+        cr_assert_eq(out[b], b + 1, "value[%d] = %d, expected %d", b, out[b], b + 1);
+}
+
+Test(emu, names_a_flag_stored_without_a_fence_after_its_value, TIMEOUT)
+{
+    enum { BLOCKS = 300 };
+    int out[BLOCKS];
+    char read[200], wrote[200], flag[200];
+    snprintf(read, sizeof read, "reads value[");
+    snprintf(wrote, sizeof wrote, "wrote %s and then announced with the store %s",
+             at_line("store the value"), at_line("store the flag"));
+    snprintf(flag, sizeof flag, "%s", at_line("read the value before"));
+    expect_error_saying(emu_chain_planted(out, BLOCKS, 2),
+                        (const char *[]){"kernel chain_planted, block (", read, flag, wrote,
+                                         "no __threadfence() between the two stores", NULL});
+}
+
+Test(emu, starts_blocks_in_an_order_the_seed_scrambles, TIMEOUT)
+{
+    enum { BLOCKS = 500 };
+    int first[BLOCKS], again[BLOCKS], other[BLOCKS];
+    expect_success(emu_start_order(first, BLOCKS, 7));
+    expect_success(emu_start_order(again, BLOCKS, 7));
+    expect_success(emu_start_order(other, BLOCKS, 8));
+    int seen[BLOCKS] = {0}, in_order = 0, same = 0, same_as_other = 0;
+    for (int k = 0; k < BLOCKS; k++) {
+        cr_assert(first[k] >= 0 && first[k] < BLOCKS && !seen[first[k]]++,
+                  "ticket %d went to block %d: not each block once", k, first[k]);
+        in_order += first[k] == k;
+        same += first[k] == again[k];
+        same_as_other += first[k] == other[k];
+    }
+    /* two workers take blocks at once, so a repeat may swap neighbours */
+    cr_expect(in_order < BLOCKS / 10, "%d of %d blocks started in blockIdx order", in_order, BLOCKS);
+    cr_expect(same > BLOCKS / 2, "seed 7 twice: only %d of %d tickets alike", same, BLOCKS);
+    cr_expect(same_as_other < BLOCKS / 10, "seeds 7 and 8: %d of %d tickets alike", same_as_other,
+              BLOCKS);
+}
+
+Test(emu, stops_blocks_that_wait_for_a_block_that_has_not_started, TIMEOUT)
+{
+    enum { BLOCKS = 300 };
+    int out[BLOCKS];
+    char spins[200];
+    snprintf(spins, sizeof spins, "%s again and again", at_line("wait for the flag before"));
+    expect_error_saying(emu_chain_planted(out, BLOCKS, 1),
+                        (const char *[]){"kernel chain_planted: blocks wait for ever", "reads flag[",
+                                         spins, "have not started", "scrambled order (seed",
+                                         "not from blockIdx.x", NULL});
+}
+
+/* ---- bounds of __shared__ arrays ------------------------------------------------------ */
+
+Test(emu, passes_a_padded_shared_array_with_room_for_its_pads, TIMEOUT)
+{
+    enum { BLOCKS = 3 };
+    int in[BLOCKS * 64], out[BLOCKS * 64];
+    random_ints(in, BLOCKS * 64, 1000);
+    expect_success(emu_padded_copy(out, in, BLOCKS, 0));
+    cr_assert_arr_eq(out, in, sizeof in, "the copy differs");
+}
+
+Test(emu, stops_an_index_past_the_end_of_a_static_shared_array, TIMEOUT)
+{
+    enum { BLOCKS = 3 };
+    int in[BLOCKS * 64], out[BLOCKS * 64];
+    random_ints(in, BLOCKS * 64, 1000);
+    char what[300];
+    snprintf(what, sizeof what, "thread 63 writes cramped[64] %s, past the end of __shared__ "
+             "cramped (64 elements)", at_line("store into the padded array"));
+    expect_error_saying(emu_padded_copy(out, in, BLOCKS, 1),
+                        (const char *[]){"kernel padded_copy, block (", what, "padding", NULL});
 }
