@@ -71,7 +71,7 @@ const char *stage_list(const struct lab *lab)
 
 size_t elem_size(enum elem type)
 {
-    return type == U8 ? 1 : type == U16 ? 2 : 4;
+    return type == U8 ? 1 : type == U16 ? 2 : type == U64 ? 8 : 4;
 }
 
 void fill_poison(void *data, size_t bytes)
@@ -100,6 +100,7 @@ static double value_at(const struct buffer *b, const void *data, size_t i)
     case U32: return ((const uint32_t *)data)[i];
     case U8: return ((const uint8_t *)data)[i];
     case U16: return ((const uint16_t *)data)[i];
+    case U64: return (double)((const uint64_t *)data)[i];
     }
     return 0;
 }

@@ -28,7 +28,8 @@ struct stage {
     void (*launch)(const struct args *a, int block); /* block: threads per block */
 };
 
-enum elem { F32, I32, U32, U8, U16 }; /* U8, U16: inputs only (bytes, 16-bit values) */
+/* U8, U16: inputs only (bytes, 16-bit values); U64: scratch only (status words) */
+enum elem { F32, I32, U32, U8, U16, U64 };
 
 enum role { INPUT, OUTPUT, SCRATCH }; /* SCRATCH: device only, poisoned, never compared */
 
@@ -85,7 +86,7 @@ struct finding {
                           to it (negative: before it); INPUT_CHANGED: the first changed */
     struct mismatch mismatch;     /* OUTPUT_WRONG */
     const char *error_name;       /* KERNEL_FAILED: "cudaErrorIllegalAddress" */
-    char error[1024];             /* KERNEL_FAILED: CUDA's words, or the emulation's report */
+    char error[2048];             /* KERNEL_FAILED: CUDA's words, or the emulation's report */
 };
 
 struct lab {

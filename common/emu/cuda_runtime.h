@@ -2,19 +2,21 @@
  * CPU (make ... EMU=1). The rewriter (rewrite.c) has already turned launches
  * and __shared__ declarations into the calls declared here.
  *
- * How a launch runs: blocks go out, in order, to one worker per CPU core. The
- * threads of a block are fibers on their worker, each running until it
- * returns or must wait: at __syncthreads for the whole block, at a warp
- * collective (__shfl_sync, __ballot_sync, __syncwarp...) for the lanes of its
- * mask. emu.cpp holds the scheduler, memory.cpp the memory checks (shared
- * memory races, out-of-bounds device accesses), faults.cpp what stops a
+ * How a launch runs: blocks go out, in an order the seed scrambles, to one
+ * worker per CPU core. The threads of a block are fibers on their worker,
+ * each running until it returns or must wait: at __syncthreads for the whole
+ * block, at a warp collective (__shfl_sync, __ballot_sync, __syncwarp...) for
+ * the lanes of its mask. emu.cpp holds the scheduler, memory.cpp the memory
+ * checks (races, out-of-bounds accesses, spinning threads), faults.cpp what stops a
  * kernel thread that crashes, symbols.cpp the names and lines in reports,
  * runtime.cpp the rest.
  *
  * Faithful: indexing, bounds, which elements are written, barriers, warp
  * collectives, atomics (blocks really run in parallel), races on shared
- * memory. Not shown: speed, coalescing, bank conflicts, occupancy, and the
- * GPU's weaker memory model. Times measured here are CPU times. */
+ * memory and between blocks on device memory, flags stored without a fence,
+ * blocks that wait for blocks that have not started. Not shown: speed,
+ * coalescing, bank conflicts, occupancy, and the rest of the GPU's weaker
+ * memory model. Times measured here are CPU times. */
 #ifndef EMU_CUDA_RUNTIME_H
 #define EMU_CUDA_RUNTIME_H
 

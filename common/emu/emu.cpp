@@ -605,10 +605,9 @@ static uint3 grid_place(unsigned long long id, const dim3 &g)
             (unsigned)(id / ((unsigned long long)g.x * g.y))};
 }
 
-static std::string block_text(unsigned long long id, const dim3 &g)
+std::string block_name(const dim3 &grid, unsigned long long id)
 {
-    return "(" + std::to_string(grid_place(id, g).x) + ", " + std::to_string(grid_place(id, g).y) + ", " +
-           std::to_string(grid_place(id, g).z) + ")";
+    return "block " + triple(grid_place(id, grid));
 }
 
 const double STALL_SECONDS = 1;
@@ -644,12 +643,18 @@ static void report_stall(block_runner &r)
 {
     const launch_job &job = *current_job;
     std::string waiting;
+    unsigned shown = 0, more = 0;
     {
         std::lock_guard<std::mutex> hold(runners_lock);
         for (const block_runner *other : runners)
-            if (other->stalled_since)
+            if (other->stalled_since && shown++ < 2)
                 waiting += " " + spinning_threads(*other);
+            else if (other->stalled_since)
+                more++;
     }
+    if (more)
+        waiting += " " + std::to_string(more) + " more block" + (more > 1 ? "s wait" : " waits") +
+                   " the same way.";
     unsigned long long taken = std::min(job.next.load(), job.blocks);
     std::vector<unsigned long long> later;
     for (unsigned long long k = taken; k < job.blocks; k++)
@@ -657,21 +662,20 @@ static void report_stall(block_runner &r)
     std::sort(later.begin(), later.end());
     std::string not_started;
     for (size_t k = 0; k < later.size() && k < 6; k++)
-        not_started += (k ? ", " : "") + block_text(later[k], job.config.grid);
+        not_started += (k ? ", " : "") + triple(grid_place(later[k], job.config.grid));
     if (later.size() > 6)
         not_started += " and " + std::to_string(later.size() - 6) + " more";
     std::string why =
         later.empty()
             ? " Every block of the launch has started, and none that still runs will change "
               "what they wait for: is it ever written, and by whom?"
-            : " Blocks " + not_started + " have not started, and never will: the emulation runs " +
+            : " Blocks " + not_started + " have not started, and never will: the emulation holds " +
                   std::to_string(workers()) + " block" + (workers() > 1 ? "s" : "") +
-                  " at once (one per CPU core), starting them in a scrambled order (seed " +
+                  " at once (one per CPU core) and starts them in a scrambled order (seed " +
                   std::to_string(order_seed) +
-                  ", which SEED= repeats). CUDA promises neither the order in which blocks start "
-                  "nor that a block starts while the blocks on the GPU wait: a block may wait "
-                  "only for blocks that started before it, so take a tile's number from a "
-                  "ticket (atomicAdd on a counter), not from blockIdx.x";
+                  "; SEED= repeats it). CUDA promises no order either, nor that a block starts "
+                  "while others wait: wait only for blocks that started before yours, with a "
+                  "tile number from a ticket (atomicAdd on a counter), not from blockIdx.x";
     fail_launch("kernel " + kernel_name(r.fibers[0].in, r.fibers[0].polling.pc, r.kernel) +
                 ": blocks wait for ever (nothing has changed for " +
                 std::to_string((int)STALL_SECONDS) + " second)." + waiting + why);

@@ -187,6 +187,7 @@ std::string where(unsigned thread, const void *pc);
 std::string block_where(const block_runner &r, unsigned thread, const void *pc);
 std::string block_where(const block_runner &r, const calls &in, const void *pc);
 std::string thread_name(unsigned thread);
+std::string block_name(const dim3 &grid, unsigned long long id); /* "block (3, 0, 0)" */
 unsigned workers();
 
 /* symbols.cpp: reports' names and lines, from the program's debug info.

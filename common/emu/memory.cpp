@@ -65,11 +65,11 @@ static char *arena;
 static size_t arena_bytes, arena_used;
 
 /* The history of one 4-byte word of device memory. `write` packs the
- * launch's stamp (high 32 bits), the kind of store (2 bits) and the block;
- * `read` the stamp, whether every read was a signal's (volatile or atomic),
- * whether several blocks read it, and the block that read it last. One
- * 64-bit store each, so workers that update a word at once cannot mix two
- * blocks' fields. */
+ * launch's stamp (high 32 bits), the kind of store (2 bits), the thread
+ * (10 bits) and the block (20 bits); `read` the stamp, whether every read
+ * was a signal's (volatile or atomic), whether several blocks read it, and
+ * the block that read it first. One 64-bit store each, so workers that
+ * update a word at once cannot mix two blocks' fields. */
 struct word_history {
     unsigned long long write, read;
     const void *write_pc, *read_pc;
@@ -78,7 +78,8 @@ struct word_history {
     unsigned write_fences, write_stores;
 };
 static_assert(sizeof(word_history) == EMU_HISTORY_BYTES, "cuda_runtime.h tells the harness its size");
-const unsigned long long BLOCK_BITS = (1ull << 30) - 1, STAMP_BITS = ~0ull << 32;
+const unsigned long long BLOCK_BITS = (1ull << 20) - 1, STAMP_BITS = ~0ull << 32;
+const unsigned THREAD_SHIFT = 20, KIND_SHIFT = 30;
 const unsigned long long SIGNALS = 1ull << 31, SEVERAL = 1ull << 30;
 
 struct allocation {
@@ -237,7 +238,7 @@ static void check_device(block_runner &r, const char *p, size_t size, bool write
 /* ---- device memory between blocks ----------------------------------------------- */
 
 static unsigned launch_stamp; /* this launch's; older stamps in a history are past launches' */
-static bool keeping_history;  /* off for a grid too large to name its blocks in 30 bits */
+static bool keeping_history;  /* off for a grid too large to name its blocks in 20 bits */
 
 /* What each block of the launch last stored with a volatile or atomic store
  * (a flag, a ticket): its __threadfence() calls by then, and where. */
@@ -266,14 +267,6 @@ void start_launch(unsigned long long blocks)
 }
 
 void note_fence(block_runner &r) { r.fences++; }
-
-/* "block (3, 0, 0)" for a block's place in the grid */
-static std::string block_name(const block_runner &r, unsigned long long id)
-{
-    const dim3 &g = r.config.grid;
-    return "block (" + std::to_string(id % g.x) + ", " + std::to_string(id / g.x % g.y) + ", " +
-           std::to_string(id / ((unsigned long long)g.x * g.y)) + ")";
-}
 
 /* "out[12]", the element of the array last seen at p */
 static std::string element_name(const block_runner &r, const char *p)
@@ -306,7 +299,7 @@ static void check_order(block_runner &r, const word_history &h, const char *p, b
             return;
         if (!write)
             stop_kernel(r, where(r.current, pc) + " reads " + element_name(r, p) + at_line(pc) +
-                               ", which " + block_name(r, writer) + " wrote" + at_line(h.write_pc) +
+                               ", which " + block_name(r.config.grid, writer) + " wrote" + at_line(h.write_pc) +
                                " and then announced with the store" + at_line(learnt->second.pc) +
                                ", with no __threadfence() between the two stores. A GPU may let "
                                "other blocks see the flag before the value, so this block can "
@@ -321,14 +314,22 @@ static void check_order(block_runner &r, const word_history &h, const char *p, b
     const char *verb = !write ? " reads " : kind == ATOMIC ? " updates with an atomic " : " writes ";
     bool read_here = (h.read & STAMP_BITS) == (h.write & STAMP_BITS) &&
                      ((h.read & BLOCK_BITS) == r.block_id || (h.read & SEVERAL));
-    if (write && kind == PLAIN && pc == h.write_pc && !read_here) /* a store, not an update */
+    if (write && kind == PLAIN && pc == h.write_pc && !read_here) { /* a store, not an update */
+        /* the same thread of two blocks: the index leaves some of the block's place out */
+        bool same_thread = (h.write >> THREAD_SHIFT & 1023) == r.current;
         stop_kernel(r, it + "two blocks write " + element_name(r, p) + at_line(pc) + ": " +
-                           block_name(r, writer) + " wrote it from the same line in this launch. "
-                           "Each element should have one writer: is it a grid-stride loop that "
-                           "steps by less than the whole grid (blockDim.x * gridDim.x), or an "
-                           "index that leaves out blockIdx.x?");
+                           block_name(r.config.grid, writer) + " wrote it from the same line in this launch" +
+                           (same_thread ? ", from the same thread" : "") +
+                           ". Each element should have one writer: " +
+                           (same_thread ? "is it a grid-stride loop that steps by less than the "
+                                          "whole grid (blockDim.x * gridDim.x), or an index that "
+                                          "leaves out blockIdx.x?"
+                                        : "the two blocks computed the same index, so the index "
+                                          "(or the place, the offset a block writes at) is "
+                                          "computed wrong in one of them"));
+    }
     stop_kernel(r, it + "a race on global memory between blocks. This thread" + verb +
-                       element_name(r, p) + at_line(pc) + ", which " + block_name(r, writer) +
+                       element_name(r, p) + at_line(pc) + ", which " + block_name(r.config.grid, writer) +
                        " wrote" + at_line(h.write_pc) + " in this same launch." + FIX);
 }
 
@@ -340,7 +341,7 @@ static void check_readers(block_runner &r, const word_history &h, const char *p,
     bool others = reader != r.block_id || (h.read & SEVERAL);
     if (!others || ((h.read & SIGNALS) && kind != PLAIN) || r.synchronised)
         return;
-    std::string who = reader != r.block_id ? block_name(r, reader) : "another block";
+    std::string who = reader != r.block_id ? block_name(r.config.grid, reader) : "another block";
     stop_kernel(r, where(r.current, pc) + ": a race on global memory between blocks. This thread " +
                        (kind == ATOMIC ? "updates with an atomic " : "writes ") +
                        element_name(r, p) + at_line(pc) + ", which " + who + " read" +
@@ -362,7 +363,7 @@ static void note_word(block_runner &r, word_history &h, const char *p, bool writ
 {
     unsigned long long now = (unsigned long long)launch_stamp << 32, me = r.block_id;
     if ((h.write & STAMP_BITS) == now && (h.write & BLOCK_BITS) != me) {
-        bool flag = (h.write >> 30 & 3) != PLAIN;
+        bool flag = (h.write >> KIND_SHIFT & 3) != PLAIN;
         if (flag && kind != PLAIN) {
             if (!write || kind == ATOMIC)
                 acquire(r, h);
@@ -371,19 +372,22 @@ static void note_word(block_runner &r, word_history &h, const char *p, bool writ
         }
     }
     if (!write) {
-        unsigned long long signal = kind != PLAIN ? SIGNALS : 0;
+        unsigned long long signal = kind != PLAIN ? SIGNALS : 0, next;
         if ((h.read & STAMP_BITS) != now) {
-            h.read = now | signal | me;
+            next = now | signal | me;
             h.read_pc = pc;
         } else { /* the first reader stays named; a plain read clears SIGNALS */
             unsigned long long first = h.read & BLOCK_BITS;
-            h.read = now | (h.read & signal) | (h.read & SEVERAL) | (first != me ? SEVERAL : 0) | first;
+            next = now | (h.read & signal) | (h.read & SEVERAL) | (first != me ? SEVERAL : 0) | first;
         }
+        if (h.read != next) /* most reads change nothing: no store, no cache line dirtied */
+            h.read = next;
         return;
     }
     if ((h.read & STAMP_BITS) == now)
         check_readers(r, h, p, kind, pc);
-    h.write = now | (unsigned long long)kind << 30 | me;
+    h.write = now | (unsigned long long)kind << KIND_SHIFT |
+              (unsigned long long)r.current << THREAD_SHIFT | me;
     h.write_pc = pc;
     h.write_fences = r.fences;
     h.write_stores = ++r.stores;
@@ -407,7 +411,7 @@ std::string last_writer(const block_runner &r, const char *p)
     const word_history &h = a->history[(size_t)(p - a->begin) / 4];
     if ((h.write & STAMP_BITS) != (unsigned long long)launch_stamp << 32)
         return ", which no block has written in this launch";
-    return ", last written by " + block_name(r, h.write & BLOCK_BITS) + at_line(h.write_pc);
+    return ", last written by " + block_name(r.config.grid, h.write & BLOCK_BITS) + at_line(h.write_pc);
 }
 
 /* A thread that has read the same word, unchanged, this often spins. */

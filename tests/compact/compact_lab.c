@@ -77,7 +77,7 @@ static void compact_setup(struct problem *p)
     a->n = n;
     a->flags = problem_add_scratch(p, "flags", U32, n)->dev;
     a->positions = problem_add_scratch(p, "positions", U32, n)->dev;
-    a->status = problem_add_scratch(p, "status", U32, 2 * (n / (32 * ITEMS) + 2))->dev;
+    a->status = problem_add_scratch(p, "status", U64, n / (32 * ITEMS) + 2)->dev;
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
         k += kept(p, in->host, i);

@@ -921,3 +921,31 @@ const char *emu_padded_copy(int *out, const int *in, int blocks, int planted)
     CUDA_CHECK(cudaFree(d_in));
     return finish_ints(out, d, blocks * 64);
 }
+
+/* ---- threads that wait for each other ------------------------------------------- */
+
+/* Thread 0 waits for a flag that thread 1 raises. Planted: 1 raises it only
+ * after a __syncthreads() that thread 0, waiting, never reaches. */
+__global__ void wait_for_neighbour(int *out, volatile int *flag, int planted)
+{
+    if (threadIdx.x == 0) {
+        while (*flag == 0) /* LINE: wait for the neighbour's flag */
+            ;
+        out[0] = 1;
+        return;
+    }
+    if (planted == 1)
+        __syncthreads();
+    if (threadIdx.x == 1)
+        *flag = 1;
+}
+
+const char *emu_wait_for_neighbour(int *out, int planted)
+{
+    int *d = to_device(NULL, 1), *flag = named("flag", 1);
+    wait_for_neighbour<<<1, 64>>>(d, flag, planted);
+    const char *error = kept(finish());
+    free_named(flag);
+    finish_ints(out, d, 1);
+    return error;
+}

@@ -67,6 +67,7 @@ const char *emu_stride_copy(int *out, const int *in, int n, int blocks, int plan
 const char *emu_chain_planted(int *out, int blocks, int planted);
 const char *emu_start_order(int *out, int blocks, unsigned long long seed);
 const char *emu_padded_copy(int *out, const int *in, int blocks, int planted);
+const char *emu_wait_for_neighbour(int *out, int planted);
 
 #ifdef __cplusplus
 }

@@ -740,3 +740,24 @@ Test(emu, stops_an_index_past_the_end_of_a_static_shared_array, TIMEOUT)
     expect_error_saying(emu_padded_copy(out, in, BLOCKS, 1),
                         (const char *[]){"kernel padded_copy, block (", what, "padding", NULL});
 }
+
+/* ---- threads that wait for each other ------------------------------------------------ */
+
+Test(emu, lets_a_thread_wait_for_another_thread_of_its_block, TIMEOUT)
+{
+    int out = 0;
+    expect_success(emu_wait_for_neighbour(&out, 0));
+    cr_assert_eq(out, 1, "out[0] = %d, expected 1", out);
+}
+
+Test(emu, stops_a_thread_waiting_for_one_held_at_a_barrier, TIMEOUT)
+{
+    char spins[200];
+    snprintf(spins, sizeof spins, "thread 0 reads flag[0] %s again and again",
+             at_line("wait for the neighbour's flag"));
+    expect_error_saying(emu_wait_for_neighbour(&(int){0}, 1),
+                        (const char *[]){"kernel wait_for_neighbour: blocks wait for ever",
+                                         "Block (0, 0, 0): ", spins,
+                                         "63 of its threads wait at __syncthreads()",
+                                         "Every block of the launch has started", NULL});
+}

@@ -17,7 +17,8 @@
 #
 # Prints a line per mutant and a count; exits non-zero if a mutant passes the
 # tests (unless ~ or ^ says why it may) or its report lacks what it must say.
-# Uses EMU=1 unless EMU=0 is set (on a machine with a GPU).
+# Uses EMU=1 unless EMU=0 is set (on a machine with a GPU). ONLY=REGEX plants
+# only the mutants whose "stage | mistake" line it matches.
 set -u
 cd "$(dirname "$0")/../.."
 labs=${*:-$(cd tests/mutants && ls *.mut | sed 's/\.mut$//')}
@@ -55,6 +56,7 @@ apply() {
 
 run_one() {
     local lab=$1 stage=$2 what=$3 edits=$4 expect=$5 known=$6
+    [[ -z "${ONLY:-}" || "$stage | $what" =~ $ONLY ]] || return 0
     total=$((total + 1)) number=$((number + 1))
     local dir=$work/$number log=$work/$number.log
     rm -rf "$dir" && mkdir -p "$dir/labs" && cp -r "solutions/$lab" "$dir/labs/"

@@ -41,7 +41,7 @@ void scan_setup(struct problem *p, size_t segment, bool large)
     a->n = n;
     if (large) {
         a->sums = problem_add_scratch(p, "sums", type, 2 * (n / 64 + 64))->dev;
-        a->status = problem_add_scratch(p, "status", U32, 2 * (n / 64 + 64))->dev;
+        a->status = problem_add_scratch(p, "status", U64, n / 64 + 64)->dev;
     }
     p->bytes = 8.0 * n; /* every value read once and every sum written once */
 }
