@@ -26,7 +26,6 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
-#include <cstdlib>
 #include <mutex>
 #include <thread>
 
@@ -435,14 +434,18 @@ static bool settle_warp(block_runner &r, unsigned w, bool stuck)
 static std::atomic<unsigned> running, stalled;
 static std::atomic<unsigned long long> progress;
 
-void note_progress() { progress++; }
-
 static void unstall(block_runner &r)
 {
     if (r.stalled_since) {
         r.stalled_since = 0;
         stalled--;
     }
+}
+
+void note_progress(block_runner &r)
+{
+    unstall(r);
+    progress++;
 }
 
 static bool may_move_on(block_runner &r); /* false once it has failed the launch */
@@ -497,9 +500,8 @@ static void run_block(block_runner &r, uint3 b)
     running++;
     run_block_fibers(r, b);
     end_block_memory(r);
-    unstall(r);
+    note_progress(r);
     running--;
-    note_progress();
     if (aborted)
         for (fiber &f : r.fibers)
             f.started = false;
@@ -617,7 +619,8 @@ static double seconds()
     return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-/* "block (7, 0, 0): thread 0 reads status[8] (scan.cu:40) again and again" */
+/* "Block (7, 0, 0): thread 0 reads status[7] (scan.cu:40) again and again,
+ * which no block has written in this launch." */
 static std::string spinning_threads(const block_runner &r)
 {
     std::string text = "Block " + triple(r.block) + ": ";

@@ -179,7 +179,7 @@ extern thread_local block_runner *runner; /* null outside kernels */
  * reported instead: what followed may be its effect. */
 void fail_launch(const std::string &why);
 void wait(state why);             /* from a fiber: back to the scheduler */
-void note_progress();             /* a spinning thread saw its word change */
+void note_progress(block_runner &r); /* a spinning thread saw its word change */
 [[noreturn]] void abandon_thread();
 /* "kernel reduce_stage1_kernel<int>, block (3, 0, 0), thread 17", the
  * kernel named from the thread's calls and a code address in it */

@@ -426,7 +426,7 @@ static void poll(block_runner &r, const char *p, size_t size, const void *pc)
     memcpy(&value, p, std::min(size, sizeof value));
     if (p != s.at || value != s.value) {
         if (s.polls >= SPIN_POLLS)
-            note_progress();
+            note_progress(r);
         s = {p, value, 0, pc};
         return;
     }
