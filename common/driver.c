@@ -1,6 +1,6 @@
 /* driver.c: `make run` for any lab. Checks each stage once, then times it
  * and prints the run table: time, effective bandwidth, share of the copy
- * roofline, and speedups over the previous stage and over the CPU.
+ * (the yardstick), and speedups over the previous stage and over the CPU.
  *
  *   run [n=2^24] [stage=ID] [variant=NAME] [seed=S] [block=256] [sweep=0|1]
  *
@@ -457,7 +457,7 @@ static void print_table_heading(const struct timing *t)
 {
     bool emu = gpu_emulated();
     print_header(table_columns);
-    print_row(&(struct row){.stage = "copy", .idea = "cudaMemcpy device to device (roofline)",
+    print_row(&(struct row){.stage = "copy", .idea = "cudaMemcpy device to device (yardstick)",
                             .check = "-", .ms = t->copy_ms, .gbps = emu ? 0 : t->copy_gbps,
                             .share = emu ? 0 : 100});
 }

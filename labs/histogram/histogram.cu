@@ -137,8 +137,9 @@ __global__ void histogram_stage4_kernel(const Sample *__restrict__ in, unsigned 
      *       sizeof(Sample)) samples one at a time.
      * Keep: a value's bits are (word >> shift) & mask within each of the four
      *       32-bit words of the uint4, with 8 * sizeof(Sample) bits a sample.
-     * Hint: stage 3 waits for one load per count; one 16-byte load now feeds
-     *       16 or 8 counts, so far fewer loads are in flight for the same work.
+     * Hint: stage 3 issues one load instruction per count; one 16-byte load
+     *       now brings 16 or 8 samples, so there are far fewer load
+     *       instructions per count, each carrying more bytes.
      */
 }
 

@@ -89,8 +89,9 @@ static void scan_hs_stage2(const struct args *a, int block)
  *       no shared memory: __shfl_up_sync(FULL_WARP, v, offset) gives the v
  *       of the lane `offset` below (lanes below offset get their own back).
  * Keep: all 32 lanes call every shuffle; only lanes >= offset add.
- * Hint: the same steps as stage 1 (offset 1, 2, 4, 8, 16), but the lanes of
- *       a warp move together, so no barrier is needed between steps.
+ * Hint: the same steps as stage 1 (offset 1, 2, 4, 8, 16), with no barrier
+ *       between them: each shuffle waits for every lane its mask names, so
+ *       it orders the steps itself.
  */
 
 template <typename T>

@@ -94,9 +94,9 @@ static void scan_blelloch_stage1(const struct args *a, int block)
  * Goal: write  __device__ unsigned padded(unsigned k)  giving where word k
  *       of the tree lives: one extra word after every 32, k + k / 32.
  * Keep: it must be one-to-one and stay below 2 * MAX_BLOCK + 2 * MAX_BLOCK / 32.
- * Hint: in stage 1 the words a warp touches at stride s are s apart, so at
- *       s = 32 all 32 land in one bank; the extra word shifts each run of 32
- *       by one bank.
+ * Hint: in stage 1 the words a warp touches at stride s are 2 * s apart, so
+ *       at s = 16 all 32 land in one bank; the extra word shifts each run of
+ *       32 by one bank.
  */
 __device__ unsigned padded(unsigned k) { return k + k / 32; }
 /* END STUDENT */
