@@ -280,7 +280,8 @@ static void reduce_stage5(const struct args *a, int block)
  * Keep: BLOCK is known when the kernel is compiled, so every if on it
  *       disappears; the ifs on tid and the barriers stay.
  * Hint: it is the loop of stage 5 written out by hand, one step per s;
- *       a block of 256 threads then compiles to just three steps.
+ *       a block of 256 threads then compiles to two block-wide steps
+ *       (s = 128 and 64) and last_warp_sum.
  */
 template <unsigned BLOCK, typename T> __device__ void block_sum(T *sums, unsigned tid)
 {
