@@ -292,16 +292,28 @@ prove: $(PROVEN) $(BUILD)/probe $(EMU_TEST)
 mutants:
 	@tests/mutants/mutants.sh $(SELECTED)
 
-HANDOUTS := $(patsubst handouts/%.md,$(BUILD)/handouts/%.html,$(wildcard handouts/*.md))
+# The handouts in course order, each with links to the one before and after
+# (tools/handout-pages.sh), and an index of them all.
+HANDOUT_PAGES := $(sort $(wildcard handouts/[0-9]*.md))
+HANDOUTS := $(BUILD)/handouts/index.html $(patsubst handouts/%.md,$(BUILD)/handouts/%.html,$(HANDOUT_PAGES))
+PANDOC_HTML = pandoc --from markdown --to html5 $(PANDOC_EMBED) --mathml \
+	  --resource-path=handouts --css=handouts/handout.css --highlight-style=tango \
+	  --syntax-definition=handouts/cuda.xml
 
 handouts: $(HANDOUTS)
 	@echo "handouts: $(HANDOUTS)"
 
-$(BUILD)/handouts/%.html: handouts/%.md handouts/handout.css $(wildcard handouts/figures/*.svg) | need-pandoc
+$(BUILD)/handouts/%.html: handouts/%.md $(HANDOUT_PAGES) handouts/handout.css \
+                          $(wildcard handouts/figures/*.svg) tools/handout-pages.sh | need-pandoc
 	@mkdir -p $(@D)
-	$(Q)pandoc $< --from markdown --to html5 $(PANDOC_EMBED) --mathml --toc \
-	  --resource-path=handouts --css=handouts/handout.css --highlight-style=tango \
-	  --syntax-definition=handouts/cuda.xml -o $@
+	$(Q)tools/handout-pages.sh nav $* $(HANDOUT_PAGES) > $(@:.html=.nav)
+	$(Q)$(PANDOC_HTML) --toc --include-before-body=$(@:.html=.nav) \
+	  --include-after-body=$(@:.html=.nav) $< -o $@
+
+$(BUILD)/handouts/index.html: $(HANDOUT_PAGES) handouts/handout.css tools/handout-pages.sh | need-pandoc
+	@mkdir -p $(@D)
+	$(Q)tools/handout-pages.sh index $(HANDOUT_PAGES) > $(@:.html=.md)
+	$(Q)$(PANDOC_HTML) $(@:.html=.md) -o $@
 
 deps:
 	@tools/deps.sh "$(NVCC)"
@@ -331,7 +343,7 @@ help:
 	@echo "                                          histogram: uniform-256, skewed-4096...;"
 	@echo "                                          scans: exclusive-int, inclusive-float...;"
 	@echo "                                          compact: int-half, int-sparse, float-dense...)"
-	@echo "  make handouts            the handouts as HTML in $(BUILD)/handouts/"
+	@echo "  make handouts            the handouts as HTML in $(BUILD)/handouts/ (start at index.html)"
 	@echo "  LAB=scan picks every lab whose name starts with scan; no LAB picks all"
 	@echo "  EMU=1 runs the kernels on the CPU: no GPU or CUDA toolkit needed (the default"
 	@echo "        when no GPU is found; EMU=0 insists on one)"

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# handout-pages.sh: what ties the handouts into one course, from their own
+# front matter (title, subtitle), so nothing is written twice.
+#
+#   handout-pages.sh nav PAGE HANDOUT...   the links above and below a page:
+#                                          the one before, the index, the one after
+#   handout-pages.sh index HANDOUT...      the index page, as pandoc markdown
+#
+# HANDOUT... are handouts/NN-name.md in course order; PAGE is one's NN-name.
+set -eu
+mode=$1
+shift
+[ "$mode" = nav ] && { page=$1; shift; }
+
+field() { sed -n "s/^$1: \"\\(.*\\)\"$/\\1/p" "$2" | head -n 1; }
+name() { basename "$1" .md; }
+
+if [ "$mode" = nav ]; then
+    before="" after="" seen=""
+    for f in "$@"; do
+        if [ "$(name "$f")" = "$page" ]; then
+            seen=1
+        elif [ -z "$seen" ]; then
+            before=$f
+        elif [ -z "$after" ]; then
+            after=$f
+        fi
+    done
+    link() { printf '<a href="%s.html">%s</a>' "$(name "$1")" "$(field title "$1")"; }
+    printf '<nav class="pages">'
+    [ -n "$before" ] && printf '&larr; %s &middot; ' "$(link "$before")"
+    printf '<a href="index.html">all labs</a>'
+    [ -n "$after" ] && printf ' &middot; %s &rarr;' "$(link "$after")"
+    printf '</nav>\n'
+    exit 0
+fi
+
+cat <<'EOF'
+---
+title: "GPU workbook"
+subtitle: "Staged CUDA C labs: the course in order"
+---
+
+Work through the labs in order: each builds on the ones before. In each lab
+you fill in the TODOs of `labs/<lab>/<lab>.cu`, one stage at a time, and
+`make test LAB=<lab>` checks them (on the CPU emulation when there is no
+GPU). Run tables measured on an H100 are in `results/H100.md`.
+
+| | handout | what it teaches | your file | written |
+|---|---|---|---|---|
+EOF
+for f in "$@"; do
+    n=$(name "$f") lab=${n#*-}
+    file="" written="yes"
+    if [ "${n%%-*}" = 00 ]; then
+        lab="" file="-" written="-"
+    else
+        file="[\`labs/$lab/$lab.cu\`](../../labs/$lab/$lab.cu)"
+        [ -f "solutions/$lab/$lab.cu" ] || written="not yet"
+    fi
+    printf '| %s | [%s](%s.html) | %s | %s | %s |\n' "${n%%-*}" "$(field title "$f")" "$n" \
+        "$(field subtitle "$f")" "$file" "$written"
+done
+cat <<'EOF'
+
+The results of every lab, measured on an NVIDIA H100 with the command and
+commit that made them: [`results/H100.md`](../../results/H100.md). The
+planted mistakes the tests catch: [`results/mutants.txt`](../../results/mutants.txt).
+EOF
