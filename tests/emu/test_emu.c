@@ -691,15 +691,20 @@ Test(emu, starts_blocks_in_an_order_the_seed_scrambles, TIMEOUT)
     expect_success(emu_start_order(first, BLOCKS, 7));
     expect_success(emu_start_order(again, BLOCKS, 7));
     expect_success(emu_start_order(other, BLOCKS, 8));
-    int seen[BLOCKS] = {0}, in_order = 0, same = 0, same_as_other = 0;
+    int seen[BLOCKS] = {0}, at[3][BLOCKS], in_order = 0, same = 0, same_as_other = 0;
     for (int k = 0; k < BLOCKS; k++) {
         cr_assert(first[k] >= 0 && first[k] < BLOCKS && !seen[first[k]]++,
                   "ticket %d went to block %d: not each block once", k, first[k]);
         in_order += first[k] == k;
-        same += first[k] == again[k];
-        same_as_other += first[k] == other[k];
+        at[0][first[k]] = at[1][again[k]] = at[2][other[k]] = k;
     }
-    /* two workers take blocks at once, so a repeat may swap neighbours */
+    /* Workers take blocks at once, and one the system pauses takes its
+     * ticket late, moving the blocks between by one: a block started at
+     * about the same place (within 2) counts as alike. */
+    for (int b = 0; b < BLOCKS; b++) {
+        same += abs(at[0][b] - at[1][b]) <= 2;
+        same_as_other += abs(at[0][b] - at[2][b]) <= 2;
+    }
     cr_expect(in_order < BLOCKS / 10, "%d of %d blocks started in blockIdx order", in_order, BLOCKS);
     cr_expect(same > BLOCKS / 2, "seed 7 twice: only %d of %d tickets alike", same, BLOCKS);
     cr_expect(same_as_other < BLOCKS / 10, "seeds 7 and 8: %d of %d tickets alike", same_as_other,
