@@ -258,7 +258,7 @@ run: $(BINARIES)
 	done; exit $$status
 
 diff:
-	@for lab in $(SELECTED); do diff -ru solutions/$$lab $(SRC)/$$lab; done; true
+	@for lab in $(SELECTED); do diff -ru -x ANSWERS.md solutions/$$lab $(SRC)/$$lab; done; true
 
 # labs/ from solutions/, never over a student's work (tools/skeletons.sh).
 skeletons: $(SKELETON_FILES)
