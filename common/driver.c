@@ -371,8 +371,10 @@ static void print_row(const struct row *r)
 /* ---- the run table -------------------------------------------------------- */
 
 /* What the rows of one table found, for the lines under it. */
+enum { MAX_SWEEPS = 4 };
 struct outcome {
-    const struct stage *best, *sweep_stage;
+    const struct stage *best, *sweeps[MAX_SWEEPS];
+    int nsweeps;
     double best_ms, library_ms;
     char failures[16384];
 };
@@ -479,8 +481,8 @@ static void run_stages(struct problem *p, const struct timing *t, const char *fi
             o->best_ms = ms;
         }
         prev_ms = ms;
-        if (lab->sweep_stage && strcmp(s->id, lab->sweep_stage) == 0)
-            o->sweep_stage = s;
+        if (lab->sweep_stage && stage_selected(s, lab->sweep_stage) && o->nsweeps < MAX_SWEEPS)
+            o->sweeps[o->nsweeps++] = s;
     }
     alarm(0);
 }
@@ -558,8 +560,8 @@ static bool run_table(const struct lab *lab, int variant, const struct run_optio
     struct outcome o = {0};
     run_stages(p, &t, opt->stages, &o);
     print_table_end(lab, &o);
-    if (opt->sweep && o.sweep_stage && gpu_healthy() && !gpu_emulated())
-        sweep(p, o.sweep_stage, t.copy_gbps);
+    for (int k = 0; k < o.nsweeps && opt->sweep && gpu_healthy() && !gpu_emulated(); k++)
+        sweep(p, o.sweeps[k], t.copy_gbps);
     if (gpu_healthy())
         problem_free(p);
     return !*o.failures;

@@ -100,7 +100,7 @@ struct lab {
     /* The library's version of the operation (CUB), checked and timed in
      * the same run as the stages, or NULL. */
     const struct stage *library;
-    const char *sweep_stage;      /* stage for the block-size sweep, or NULL */
+    const char *sweep_stage;      /* stages for the block-size sweep ("1,2"), or NULL */
     /* The threads per block stage s runs when asked for BLOCK (launchers
      * round it to what their kernels need); NULL: BLOCK itself. */
     int (*threads)(const struct stage *s, int block);

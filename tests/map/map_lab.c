@@ -96,7 +96,7 @@ const struct lab map_lab = {
     .name = "map",
     .operation = "out[i] = 1.5 * in[i] - 0.25 over floats",
     .stages = map_stages,
-    .sweep_stage = "1",
+    .sweep_stage = "1,2", /* the grid-stride loop beside the grid sized from n */
     .args_size = sizeof(struct args),
     .setup = map_setup,
     .reference = map_reference,
