@@ -119,8 +119,8 @@ __global__ void transpose_stage4_kernel(const float *__restrict__ in, float *__r
      *       below 32, and after the barrier writes out's rows the same way.
      *       The bounds tests as in stage 3, for every element.
      * Hint: for (unsigned j = y; j < TILE; j += blockDim.y). Fewer threads
-     *       mean fewer to create and schedule, and more loads in flight in
-     *       each: the loads of one thread do not wait for each other.
+     *       mean fewer to create and schedule; stage 5 shows how to get a
+     *       thread's loads in flight together.
      */
 }
 
