@@ -185,7 +185,9 @@ $(BUILD)/tests/emu/%.o: tests/emu/%.c tests/emu/emu_kernels.h $(COMMON_H) | need
 # labs/ should hold, and what `make check` proves the tests fail on. They
 # are built as the tree `skeletons`, whose objects go to $(BUILD)/skeletons.
 SKELETONS := $(BUILD)/skeleton-sources
-SKELETON_FILES := $(patsubst solutions/%,$(SKELETONS)/%,$(wildcard $(foreach l,$(WRITTEN),solutions/$(l)/*)))
+# Every file of a solution but its model answers, which stay with the instructor.
+SKELETON_FILES := $(patsubst solutions/%,$(SKELETONS)/%,$(filter-out %/ANSWERS.md,\
+                    $(wildcard $(foreach l,$(WRITTEN),solutions/$(l)/*))))
 $(SKELETONS)/%: solutions/% tools/skeleton.awk
 	@mkdir -p $(@D)
 	$(Q)awk -f tools/skeleton.awk $< > $@.tmp && mv $@.tmp $@
