@@ -211,6 +211,13 @@ std::string device_access(const char *p, size_t size, const char *verb, const vo
            "as tid > 0)?";
 }
 
+/* Stop the running thread's launch with a report; never returns. */
+[[noreturn]] static void stop_kernel(const std::string &why)
+{
+    fail_launch(why);
+    abandon_thread();
+}
+
 /* The writes a block made to the array it last saw join the array's count. */
 static void count_writes(block_runner &r)
 {
@@ -231,8 +238,7 @@ static void check_device(block_runner &r, const char *p, size_t size, bool write
         r.seen_history = a->history;
         return;
     }
-    fail_launch(where(r.current, pc) + " " + device_access(p, size, write ? "writes" : "reads", pc));
-    abandon_thread();
+    stop_kernel(where(r.current, pc) + " " + device_access(p, size, write ? "writes" : "reads", pc));
 }
 
 /* ---- device memory between blocks ----------------------------------------------- */
@@ -280,12 +286,6 @@ static const char *const FIX =
     "of it an atomic (atomicAdd, atomicMax...); otherwise give each word one writer, or use "
     "what one block wrote only in a later kernel launch";
 
-[[noreturn]] static void stop_kernel(block_runner &r, const std::string &why)
-{
-    fail_launch(why);
-    abandon_thread();
-}
-
 /* A word that another block wrote plainly in this launch: this access
  * needs to have learnt of that store through a flag (or an atomic) that the
  * writer stored after a __threadfence(). Reports and stops if it has not. */
@@ -298,7 +298,7 @@ static void check_order(block_runner &r, const word_history &h, const char *p, b
         if (learnt->second.fences > h.write_fences)
             return;
         if (!write)
-            stop_kernel(r, where(r.current, pc) + " reads " + element_name(r, p) + at_line(pc) +
+            stop_kernel(where(r.current, pc) + " reads " + element_name(r, p) + at_line(pc) +
                                ", which " + block_name(r.config.grid, writer) + " wrote" + at_line(h.write_pc) +
                                " and then announced with the store" + at_line(learnt->second.pc) +
                                ", with no __threadfence() between the two stores. A GPU may let "
@@ -317,7 +317,7 @@ static void check_order(block_runner &r, const word_history &h, const char *p, b
     if (write && kind == PLAIN && pc == h.write_pc && !read_here) { /* a store, not an update */
         /* the same thread of two blocks: the index leaves some of the block's place out */
         bool same_thread = (h.write >> THREAD_SHIFT & 1023) == r.current;
-        stop_kernel(r, it + "two blocks write " + element_name(r, p) + at_line(pc) + ": " +
+        stop_kernel(it + "two blocks write " + element_name(r, p) + at_line(pc) + ": " +
                            block_name(r.config.grid, writer) + " wrote it from the same line in this launch" +
                            (same_thread ? ", from the same thread" : "") +
                            ". Each element should have one writer: " +
@@ -328,7 +328,7 @@ static void check_order(block_runner &r, const word_history &h, const char *p, b
                                           "(or the place, the offset a block writes at) is "
                                           "computed wrong in one of them"));
     }
-    stop_kernel(r, it + "a race on global memory between blocks. This thread" + verb +
+    stop_kernel(it + "a race on global memory between blocks. This thread" + verb +
                        element_name(r, p) + at_line(pc) + ", which " + block_name(r.config.grid, writer) +
                        " wrote" + at_line(h.write_pc) + " in this same launch." + FIX);
 }
@@ -342,7 +342,7 @@ static void check_readers(block_runner &r, const word_history &h, const char *p,
     if (!others || ((h.read & SIGNALS) && kind != PLAIN) || r.synchronised)
         return;
     std::string who = reader != r.block_id ? block_name(r.config.grid, reader) : "another block";
-    stop_kernel(r, where(r.current, pc) + ": a race on global memory between blocks. This thread " +
+    stop_kernel(where(r.current, pc) + ": a race on global memory between blocks. This thread " +
                        (kind == ATOMIC ? "updates with an atomic " : "writes ") +
                        element_name(r, p) + at_line(pc) + ", which " + who + " read" +
                        at_line(h.read_pc) + " in this same launch: whether it read the old value "
@@ -652,10 +652,8 @@ const unsigned long long AFTER_RACE = 1ull << 24; /* accesses: well under a seco
 
 static void after_race(block_runner &r)
 {
-    if (++r.raced.accesses_since > AFTER_RACE) {
-        fail_launch(race_report(r));
-        abandon_thread();
-    }
+    if (++r.raced.accesses_since > AFTER_RACE)
+        stop_kernel(race_report(r));
 }
 
 const unsigned short NOBODY = 0xFFFF;
@@ -679,7 +677,7 @@ const unsigned short NOBODY = 0xFFFF;
     }
     std::string what = where(r.current, pc) + (write ? " writes " : " reads ");
     if (!near || SHARED_STATIC - at < gap)
-        stop_kernel(r, what + "shared memory" + at_line(pc) + " before the start of the dynamic "
+        stop_kernel(what + "shared memory" + at_line(pc) + " before the start of the dynamic "
                                                               "shared memory (extern __shared__): an index that went below zero?");
     long long k = ((long long)at - near->offset) / (long long)near->element;
     if (at < (size_t)near->offset)
@@ -689,9 +687,9 @@ const unsigned short NOBODY = 0xFFFF;
                                               std::to_string(k % (long long)near->row) + "]"
                                         : "[" + std::to_string(k) + "]";
     if (at < (size_t)near->offset)
-        stop_kernel(r, what + near->name + index + at_line(pc) + ", before the start of __shared__ " +
+        stop_kernel(what + near->name + index + at_line(pc) + ", before the start of __shared__ " +
                            near->name + ": an index that went below zero?");
-    stop_kernel(r, what + near->name + index + at_line(pc) + ", past the end of __shared__ " +
+    stop_kernel(what + near->name + index + at_line(pc) + ", past the end of __shared__ " +
                        near->name + " (" + std::to_string(elements) +
                        (elements == 1 ? " element)" : " elements)") +
                        ": declare a shared array with room for every index the kernel uses (a "
@@ -703,11 +701,10 @@ static void check_shared(block_runner &r, unsigned char *p, size_t size, bool wr
 {
     size_t at = (size_t)(p - r.shared);
     if (at >= SHARED_STATIC && at + size > SHARED_STATIC + r.config.shared_bytes) {
-        fail_launch(where(r.current, pc) + (write ? " writes " : " reads ") + shared_name(r, p) +
+        stop_kernel(where(r.current, pc) + (write ? " writes " : " reads ") + shared_name(r, p) +
                     at_line(pc) + ", past the " + std::to_string(r.config.shared_bytes) +
                     " bytes of dynamic shared memory the launch asked for (the third "
                     "<<<grid, block, bytes>>> argument)");
-        abandon_thread();
     }
     if (at < SHARED_STATIC &&
         (!site_of_word[at / 4] || site_of_word[(at + size - 1) / 4] != site_of_word[at / 4]))
