@@ -2,11 +2,12 @@
  * and prints the run table: time, effective bandwidth, share of the copy
  * (the yardstick), and speedups over the previous stage and over the CPU.
  *
- *   run [n=2^24] [stage=ID] [variant=NAME] [seed=S] [block=256] [sweep=0|1]
+ *   run [n=2^24] [stage=ID] [variant=NAME] [seed=S] [block=256] [sweep=0|1] [once=0|1]
  *
  * An option left out is read from the environment (N, STAGE, VARIANT, SEED,
- * BLOCK, SWEEP), which is how make hands them to the driver and the tests
- * alike; without a seed one is drawn from the clock.
+ * BLOCK, SWEEP, ONCE), which is how make hands them to the driver and the
+ * tests alike; without a seed one is drawn from the clock. once=1 checks
+ * each stage once and times nothing: what make sanitize and make profile run.
  *
  * A lab with variants (reduce: int and float) gets one table each; a lab
  * with a library version (CUB) gets its row, checked and timed alongside.
@@ -36,15 +37,17 @@ struct run_options {
     uint64_t seed;
     int block;
     bool sweep;
+    bool once; /* check each stage once, time nothing */
 };
 
-enum { OPT_N, OPT_STAGE, OPT_VARIANT, OPT_SEED, OPT_BLOCK, OPT_SWEEP, OPTIONS };
+enum { OPT_N, OPT_STAGE, OPT_VARIANT, OPT_SEED, OPT_BLOCK, OPT_SWEEP, OPT_ONCE, OPTIONS };
 static const char *const option_names[OPTIONS] = {
-    "n", "stage", "variant", "seed", "block", "sweep"};
+    "n", "stage", "variant", "seed", "block", "sweep", "once"};
 
 static void usage(const char *bad)
 {
-    die("%s: expected n=SIZE stage=ID variant=NAME seed=S block=THREADS sweep=0|1, e.g. n=2^28",
+    die("%s: expected n=SIZE stage=ID variant=NAME seed=S block=THREADS sweep=0|1 once=0|1, "
+        "e.g. n=2^28",
         bad);
 }
 
@@ -127,6 +130,9 @@ static struct run_options parse_options(int argc, char *argv[])
                                     "a block size is a whole number of threads, e.g. BLOCK=256");
     if (text[OPT_SWEEP])
         o.sweep = whole_number("SWEEP", text[OPT_SWEEP], 1, "expected 0 (no sweep) or 1");
+    if (text[OPT_ONCE])
+        o.once = whole_number("ONCE", text[OPT_ONCE], 1,
+                              "expected 0 (the run table) or 1 (check each stage once, untimed)");
     return o;
 }
 
@@ -548,6 +554,37 @@ static void sweep(struct problem *p, const struct stage *s, double copy_gbps)
            "memory.\n");
 }
 
+/* ---- once=1: under compute-sanitizer or Nsight Compute --------------------- */
+
+/* Each chosen stage checked once, with its launch alone inside the profiler's
+ * range; no library, copy or CPU row, so a tool watching this process sees
+ * the stage's kernels and the harness's poisoning, nothing else. */
+static bool check_once(const struct lab *lab, int variant, const struct run_options *opt)
+{
+    struct problem *p = problem_new(lab, variant, opt->n, opt->cols, opt->seed, opt->block);
+    p->profiled = true;
+    lab->reference(p);
+    bool ok = true;
+    for (const struct stage *s = lab->stages; s->id && gpu_healthy(); s++) {
+        if (!stage_selected(s, opt->stages))
+            continue;
+        struct finding f;
+        watch(lab->name, s);
+        if (problem_verify(p, s, &f)) {
+            printf("%s: ok\n", problem_title(p, s));
+            continue;
+        }
+        char msg[3072];
+        describe_finding(p, s, &f, msg, sizeof msg);
+        printf("%s\n", msg);
+        ok = false;
+    }
+    alarm(0);
+    if (gpu_healthy())
+        problem_free(p);
+    return ok;
+}
+
 /* ---- main ----------------------------------------------------------------- */
 
 /* The run table of one variant. Returns false if a stage was wrong. */
@@ -584,7 +621,7 @@ int main(int argc, char *argv[])
     bool ok = true;
     for (int v = 0; v < variant_count(lab) && gpu_healthy(); v++)
         if (only < 0 || v == only) {
-            ok &= run_table(lab, v, &o);
+            ok &= o.once ? check_once(lab, v, &o) : run_table(lab, v, &o);
             o.sweep = false; /* one sweep is enough */
         }
     return ok ? 0 : 1;

@@ -3,6 +3,9 @@
  * are compared with their host copy after it. */
 #include "workbook.cuh"
 
+#ifndef WORKBOOK_EMU
+#include <cuda_profiler_api.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -290,10 +293,18 @@ void problem_download(struct problem *p)
 /* Launch a stage and wait for it; false, with CUDA's words in *f, if it failed. */
 static bool launch(struct problem *p, const struct stage *s, struct finding *f)
 {
+#ifndef WORKBOOK_EMU
+    if (p->profiled)
+        CUDA_CHECK(cudaProfilerStart());
+#endif
     s->launch(p->args, p->block);
     cudaError_t err = cudaGetLastError();
     if (err == cudaSuccess)
         err = cudaDeviceSynchronize();
+#ifndef WORKBOOK_EMU
+    if (p->profiled && err == cudaSuccess)
+        CUDA_CHECK(cudaProfilerStop());
+#endif
     if (err == cudaSuccess)
         return true;
     f->verdict = KERNEL_FAILED;

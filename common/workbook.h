@@ -60,6 +60,8 @@ struct problem {
     int block;         /* BLOCK as asked; lab->threads says what the launchers make of it */
     bool emulated;     /* EMU=1: the kernels run on the CPU, under the emulation's checks */
     double output_writes; /* bytes the last problem_verify stored into outputs (emulation) */
+    bool profiled;     /* make profile: only the stage's own launch is between
+                          cudaProfilerStart and Stop, so ncu sees its kernels alone */
     int nbuf;
     struct buffer buf[MAX_BUFFERS];
     struct args *args;

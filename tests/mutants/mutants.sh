@@ -14,6 +14,8 @@
 #   ?emu in[1025]                            ... under EMU=1 only (?gpu: on a GPU only)
 #   ~ why the emulation cannot see it        a mistake only a GPU shows
 #   ^ why a GPU hides it                     a mistake only the emulation shows
+#   ! racecheck                              on a GPU, make sanitize TOOL=racecheck
+#                                            must report it too
 #
 # Prints a line per mutant and a count; exits non-zero if a mutant passes the
 # tests (unless ~ or ^ says why it may) or its report lacks what it must say.
@@ -55,7 +57,7 @@ apply() {
 }
 
 run_one() {
-    local lab=$1 stage=$2 what=$3 edits=$4 expect=$5 known=$6
+    local lab=$1 stage=$2 what=$3 edits=$4 expect=$5 known=$6 tool=$7
     [[ -z "${ONLY:-}" || "$stage | $what" =~ $ONLY ]] || return 0
     total=$((total + 1)) number=$((number + 1))
     local dir=$work/$number log=$work/$number.log
@@ -81,7 +83,17 @@ run_one() {
             [ -z "$phrase" ] || grep -qF -- "$phrase" "$log" || verdict="caught, but lacks: $phrase"
         done <<< "$expect"
     fi
-    case $verdict in *"says it" | "not caught under"*) ;; *) missed=$((missed + 1)) ;; esac
+    if [ -n "$tool" ]; then # compute-sanitizer's summary line counts its errors
+        NO_COLOR=1 make --no-print-directory sanitize LAB="$lab" STAGE="$stage" TOOL="$tool" \
+            SUBMISSION="$dir" > "$log.$tool" 2>&1
+        if grep -q "ERROR SUMMARY: [1-9]" "$log.$tool"; then
+            verdict+="; $tool reports it"
+        else
+            verdict+="; $tool DOES NOT REPORT IT"
+        fi
+    fi
+    case $verdict in *"DOES NOT"*) missed=$((missed + 1)) ;;
+                     *"says it"* | "not caught "*) ;; *) missed=$((missed + 1)) ;; esac
     printf '%-18s %-4s %-44.44s %s\n' "$lab" "$stage" "$what" "$verdict"
 }
 
@@ -92,17 +104,19 @@ for lab in $labs; do
     while IFS= read -r line || [ -n "$line" ]; do
         case $line in
         "== "*)
-            [ -n "$stage" ] && run_one "$lab" "$stage" "$what" "$edits" "$expect" "$known"
-            stage=${line#== }; what=${stage#*| }; stage=${stage%% |*}; edits="" expect="" known="" ;;
+            [ -n "$stage" ] && run_one "$lab" "$stage" "$what" "$edits" "$expect" "$known" "$tool"
+            stage=${line#== }; what=${stage#*| }; stage=${stage%% |*}
+            edits="" expect="" known="" tool="" ;;
         "? "*) expect+="${line#? }"$'\n' ;;
         "?emu "*) [ "$emu" = 1 ] && expect+="${line#?emu }"$'\n' ;;
         "?gpu "*) [ "$emu" = 1 ] || expect+="${line#?gpu }"$'\n' ;;
         "~ "*) [ "$emu" = 1 ] && known=${line#~ } ;;
         "^ "*) [ "$emu" = 1 ] || known=${line#^ } ;;
+        "! "*) [ "$emu" = 1 ] || tool=${line#! } ;;
         [@+-]" "*) edits+="$line"$'\n' ;;
         esac
     done < "tests/mutants/$lab.mut"
-    [ -n "$stage" ] && run_one "$lab" "$stage" "$what" "$edits" "$expect" "$known"
+    [ -n "$stage" ] && run_one "$lab" "$stage" "$what" "$edits" "$expect" "$known" "$tool"
 done
 echo "$((total - missed)) of $total planted mistakes caught, with the cause named (seed $SEED)"
 [ $known_misses -eq 0 ] || echo "$known_misses more that $([ "$emu" = 1 ] && echo only a GPU || echo only the emulation) shows, as noted above"
