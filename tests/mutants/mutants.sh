@@ -83,10 +83,10 @@ run_one() {
             [ -z "$phrase" ] || grep -qF -- "$phrase" "$log" || verdict="caught, but lacks: $phrase"
         done <<< "$expect"
     fi
-    if [ -n "$tool" ]; then # compute-sanitizer's summary line counts its errors
+    if [ -n "$tool" ]; then # compute-sanitizer's last line counts what it found
         NO_COLOR=1 make --no-print-directory sanitize LAB="$lab" STAGE="$stage" TOOL="$tool" \
             SUBMISSION="$dir" > "$log.$tool" 2>&1
-        if grep -q "ERROR SUMMARY: [1-9]" "$log.$tool"; then
+        if grep -qE "(ERROR|RACECHECK) SUMMARY: [1-9]" "$log.$tool"; then
             verdict+="; $tool reports it"
         else
             verdict+="; $tool DOES NOT REPORT IT"
