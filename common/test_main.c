@@ -593,6 +593,10 @@ static void header(void)
         printf("\n");
     } else {
         printf("  on %s\n", why);
+        if (workbook_lab->all_variants_up_to)
+            printf("  above n = %zu, each size checks one variant, which the seed picks (make run "
+                   "checks them all)\n",
+                   workbook_lab->all_variants_up_to);
     }
     fflush(stdout);
 }

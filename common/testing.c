@@ -24,8 +24,9 @@ void expect_stage_correct(const struct lab *lab, const char *id, size_t n, size_
     cr_assert(s, "%s has no stage %s (its stages: %s)", lab->name, id, stage_list(lab));
     const char *only = getenv("VARIANT");
     uint64_t seed = seed_from_env();
-    int one = -1; /* the one variant a large emulated test checks */
-    if (gpu_emulated() && lab->emulated_all_variants_up_to && n > lab->emulated_all_variants_up_to)
+    int one = -1; /* the one variant a large test checks */
+    size_t all_up_to = gpu_emulated() ? lab->emulated_all_variants_up_to : lab->all_variants_up_to;
+    if (all_up_to && n > all_up_to)
         one = (int)(seed % (uint64_t)variant_count(lab));
     for (int v = 0; v < variant_count(lab); v++) {
         if (only && *only ? variant_find(lab, only) != v : one >= 0 && v != one)

@@ -132,6 +132,9 @@ struct lab {
      * seed picks it; VARIANT= still picks one), so that a lab whose stages
      * make many passes stays quick there; 0: every variant at every size. */
     size_t emulated_all_variants_up_to;
+    /* The same on a GPU, where what costs is the host's share: inputs,
+     * references and comparisons of many variants at the largest size. */
+    size_t all_variants_up_to;
     /* A lab-specific explanation of a wrong output, or NULL. */
     const char *(*hint)(const struct problem *p, const struct stage *s,
                         const struct buffer *b, const struct mismatch *m);
