@@ -44,7 +44,7 @@ endif
 # Without a GPU, test and run fall back to the CPU emulation by themselves,
 # as check does; EMU=0 insists on a GPU.
 ifeq ($(origin EMU),undefined)
-  ifneq ($(filter test run build,$(MAKECMDGOALS)),)
+  ifneq ($(filter test run build grade,$(MAKECMDGOALS)),)
     ifeq ($(ARCH),)
       EMU := 1
       $(info No NVIDIA GPU here (nvidia-smi finds none): running on the CPU emulation, as EMU=1 does.)
@@ -97,7 +97,8 @@ SHOW_KERNEL_COMPILE = echo "compiling $<$(if $(filter 1,$(EMU)), for the CPU emu
 	                        tools/show-diagnostics.sh $@.nvcc.log $$? "$<" nvcc; })
 
 # ---- the labs ----------------------------------------------------------------
-WRITTEN := $(strip $(foreach l,$(COURSE),$(if $(wildcard solutions/$(l)/$(l).cu),$(l))))
+# (A copy without solutions/, as a grader builds a submission in, goes by labs/.)
+WRITTEN := $(strip $(foreach l,$(COURSE),$(if $(wildcard solutions/$(l)/$(l).cu labs/$(l)/$(l).cu),$(l))))
 
 # LAB=map picks one lab, LAB=scan the labs whose names start with it, no LAB all.
 ifneq ($(LAB),)
@@ -309,9 +310,22 @@ profile: $(BINARIES)
 	  --metrics $(subst $(space),$(comma),$(strip $(PROFILE_METRICS))) $(NCUFLAGS) \
 	  $(BUILD)/$(TREE)/$(SELECTED)/run
 
+# ---- grading a class ------------------------------------------------------------
+# make grade SUBMISSIONS=dir: every folder in dir, each in a sandbox, judged
+# by this checkout's own binaries (tools/grade.sh says how). OUT= where the
+# grades go; WEIGHTS= the points file; JOBS= submissions at once.
+grade:
+	@[ -n "$(SUBMISSIONS)" ] || { echo "make grade needs SUBMISSIONS=dir, a folder of submission \
+	folders (each with labs/<lab>/<lab>.cu)"; exit 1; }
+	@EMU=$(if $(filter 1,$(EMU)),1,0) tools/grade.sh "$(BUILD)" "$(SUBMISSIONS)" "$(or $(OUT),grades)" $(SELECTED)
+
+# The grader against a hostile class (tests/grade): about 2 minutes on 2 cores.
+check-grade:
+	@tests/grade/grade-test.sh
+
 # ---- what students and instructors run -----------------------------------------
 .PHONY: help test run build skeletons check check-skeletons prove mutants diff handouts deps \
-        sanitize profile clean need-nvcc need-criterion need-pandoc FORCE
+        sanitize profile grade check-grade clean need-nvcc need-criterion need-pandoc FORCE
 
 build: $(BINARIES)
 
@@ -424,6 +438,10 @@ help:
 	@echo "Instructors"
 	@echo "  make test SOLUTION=1     the same tests on the reference solutions"
 	@echo "  make test SUBMISSION=dir grade another checkout's labs/ with these tests"
+	@echo "  make grade SUBMISSIONS=dir  grade every submission folder in dir, each in a sandbox,"
+	@echo "                           judged by this checkout's own binaries: grades/summary.md, .csv"
+	@echo "      OUT=grades WEIGHTS=grading/weights.txt JOBS=cores SEED=...   (LAB= some labs)"
+	@echo "  make check-grade          the grader against submissions built to attack it"
 	@echo "  make diff LAB=map        a student's work: labs/ (or SUBMISSION=dir) against solutions/"
 	@echo "  make skeletons           regenerate labs/ from the STUDENT regions of solutions/"
 	@echo "                           (refuses if labs/ holds work; FORCE=1 keeps a backup first)"

@@ -8,6 +8,9 @@
  * BLOCK, SWEEP, ONCE), which is how make hands them to the driver and the
  * tests alike; without a seed one is drawn from the clock. once=1 checks
  * each stage once and times nothing: what make sanitize and make profile run.
+ * For grading (tools/grade.sh), dump=DIR adds to once=1 each stage's
+ * results, written to DIR/<stage>-<variant>/, and judge=DIR judges those
+ * files instead of running any kernel, printing a RESULT line a case.
  *
  * A lab with variants (reduce: int and float) gets one table each; a lab
  * with a library version (CUB) gets its row, checked and timed alongside.
@@ -21,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "workbook.h"
@@ -38,11 +42,13 @@ struct run_options {
     int block;
     bool sweep;
     bool once; /* check each stage once, time nothing */
+    const char *dump, *judge; /* grading: where results go, or whence they are judged */
 };
 
-enum { OPT_N, OPT_STAGE, OPT_VARIANT, OPT_SEED, OPT_BLOCK, OPT_SWEEP, OPT_ONCE, OPTIONS };
+enum { OPT_N, OPT_STAGE, OPT_VARIANT, OPT_SEED, OPT_BLOCK, OPT_SWEEP, OPT_ONCE, OPT_DUMP,
+       OPT_JUDGE, OPTIONS };
 static const char *const option_names[OPTIONS] = {
-    "n", "stage", "variant", "seed", "block", "sweep", "once"};
+    "n", "stage", "variant", "seed", "block", "sweep", "once", "dump", "judge"};
 
 static void usage(const char *bad)
 {
@@ -133,6 +139,9 @@ static struct run_options parse_options(int argc, char *argv[])
     if (text[OPT_ONCE])
         o.once = whole_number("ONCE", text[OPT_ONCE], 1,
                               "expected 0 (the run table) or 1 (check each stage once, untimed)");
+    o.dump = text[OPT_DUMP];
+    o.judge = text[OPT_JUDGE];
+    o.once |= o.dump || o.judge;
     return o;
 }
 
@@ -569,8 +578,21 @@ static bool check_once(const struct lab *lab, int variant, const struct run_opti
         if (!stage_selected(s, opt->stages))
             continue;
         struct finding f;
+        char dir[4096];
+        snprintf(dir, sizeof dir, "%s/%s-%d", opt->judge ? opt->judge : opt->dump, s->id, variant);
         watch(lab->name, s);
-        if (problem_verify(p, s, &f)) {
+        bool right;
+        if (opt->judge) {
+            right = problem_judge(p, s, dir, &f);
+            const char *name = variant_name(lab, variant);
+            printf("RESULT\t%s\t%s\t%s\t%d\t%s\n", s->id, name ? name : "-",
+                   size_text(p->n, p->cols), p->block, right ? "ok" : "wrong");
+        } else {
+            right = problem_verify(p, s, &f);
+            if (opt->dump && gpu_healthy() && (mkdir(dir, 0777) == 0 || errno == EEXIST))
+                problem_dump(p, dir);
+        }
+        if (right) {
             printf("%s: ok\n", problem_title(p, s));
             continue;
         }

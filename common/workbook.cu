@@ -345,12 +345,11 @@ static bool guards_intact(const struct buffer *b, const unsigned char *all, long
     return true;
 }
 
-/* Every buffer after a launch: its guards, then an input's bytes or an
- * output's values. */
-static bool buffer_right(const struct problem *p, const struct stage *s, struct buffer *b,
-                         struct finding *f)
+/* One buffer's whole allocation as it stood after a launch (`all`): its
+ * guards, then an input's bytes or an output's values. */
+static bool bytes_right(const struct problem *p, const struct stage *s, struct buffer *b,
+                        const unsigned char *all, struct finding *f)
 {
-    unsigned char *all = download_all(b);
     bool ok = guards_intact(b, all, &f->index);
     if (!ok)
         f->verdict = GUARD_WRITTEN;
@@ -368,9 +367,18 @@ static bool buffer_right(const struct problem *p, const struct stage *s, struct 
         f->verdict = OUTPUT_WRONG;
         ok = false;
     }
+    f->buffer = b;
+    return ok;
+}
+
+/* Every buffer after a launch, fetched from the device. */
+static bool buffer_right(const struct problem *p, const struct stage *s, struct buffer *b,
+                         struct finding *f)
+{
+    unsigned char *all = download_all(b);
+    bool ok = bytes_right(p, s, b, all, f);
     if (all != b->got_base)
         free(all);
-    f->buffer = b;
     return ok;
 }
 
@@ -410,6 +418,64 @@ bool problem_verify(struct problem *p, const struct stage *s, struct finding *f)
     for (int i = 0; i < p->nbuf; i++)
         if (!buffer_right(p, s, &p->buf[i], f))
             return false;
+    f->buffer = NULL;
+    f->verdict = RIGHT;
+    return true;
+}
+
+/* ---- grading: the verdict in a process that runs no student code -------- */
+
+static void buffer_path(const struct buffer *b, const char *dir, char *path, size_t len)
+{
+    snprintf(path, len, "%s/%s.bin", dir, b->name);
+}
+
+void problem_dump(const struct problem *p, const char *dir)
+{
+    for (int i = 0; i < p->nbuf; i++) {
+        const struct buffer *b = &p->buf[i];
+        char path[4096];
+        buffer_path(b, dir, path, sizeof path);
+        unsigned char *all = (unsigned char *)malloc(whole_bytes(b));
+        if (!all)
+            die("out of host memory");
+        CUDA_CHECK(cudaMemcpy(all, b->dev_base, whole_bytes(b), cudaMemcpyDeviceToHost));
+        FILE *out = fopen(path, "wb");
+        if (!out || fwrite(all, 1, whole_bytes(b), out) != whole_bytes(b) || fclose(out) != 0)
+            die("%s: cannot write the stage's result there", path);
+        free(all);
+    }
+}
+
+bool problem_judge(struct problem *p, const struct stage *s, const char *dir, struct finding *f)
+{
+    memset(f, 0, sizeof *f);
+    for (int i = 0; i < p->nbuf; i++) {
+        struct buffer *b = &p->buf[i];
+        char path[4096];
+        buffer_path(b, dir, path, sizeof path);
+        unsigned char *all = (unsigned char *)(b->got_base ? b->got_base : malloc(whole_bytes(b)));
+        if (!all)
+            die("out of host memory");
+        FILE *in = fopen(path, "rb");
+        size_t got = in ? fread(all, 1, whole_bytes(b), in) : 0;
+        bool whole = in && got == whole_bytes(b) && fgetc(in) == EOF;
+        if (in)
+            fclose(in);
+        bool ok = whole && bytes_right(p, s, b, all, f);
+        if (all != b->got_base)
+            free(all);
+        if (!whole) {
+            f->verdict = KERNEL_FAILED;
+            f->error_name = "no result";
+            snprintf(f->error, sizeof f->error,
+                     "no result for '%s': the stage crashed, hung or was stopped before its "
+                     "results were written",
+                     b->name);
+        }
+        if (!ok)
+            return false;
+    }
     f->buffer = NULL;
     f->verdict = RIGHT;
     return true;

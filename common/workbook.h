@@ -188,6 +188,13 @@ bool problem_fits(const struct lab *lab, int variant, size_t n, size_t cols, cha
 /* Poison, launch, download, compare everything: guards, inputs, outputs.
  * true when all is right; otherwise *f says what is wrong and where. */
 bool problem_verify(struct problem *p, const struct stage *s, struct finding *f);
+/* Grading (tools/grade.sh): problem_dump writes every buffer's whole device
+ * allocation, guards included, to DIR/<name>.bin after a problem_verify, in
+ * the process that ran the student's kernels; problem_judge, in a process
+ * that never runs them, rebuilds the problem from the same seed and judges
+ * those files as problem_verify judges a launch. */
+void problem_dump(const struct problem *p, const char *dir);
+bool problem_judge(struct problem *p, const struct stage *s, const char *dir, struct finding *f);
 /* Under the emulation, how many times the last problem_verify stored each
  * byte of the outputs, on average (atomics count): 1.0 when each element is
  * written once. 0 on a GPU, which does not count. */

@@ -9,9 +9,11 @@
 #     size_t i = ...;
 #     /* END STUDENT */
 #
-# The skeleton keeps the comment, with STUDENT turned into TODO, and drops
-# the code up to and including END STUDENT. Everything else is copied as is,
-# so a diff of the two trees shows only the students' parts.
+# The skeleton keeps the comment, with STUDENT turned into TODO, drops the
+# code, and turns END STUDENT into END TODO: the student writes between the
+# two, and a grader can tell their code from the frame around it
+# (tools/grade.sh). Everything else is copied as is, so a diff of the two
+# trees shows only the students' parts.
 
 /\/\* STUDENT / {
     if (state != "") fail("a STUDENT region opens inside another")
@@ -26,7 +28,11 @@ state == "hint" {
     next
 }
 state == "code" {
-    if (/\/\* END STUDENT \*\//) state = ""
+    if (/\/\* END STUDENT \*\//) {
+        sub(/END STUDENT/, "END TODO")
+        print
+        state = ""
+    }
     next
 }
 /END STUDENT/ { fail("END STUDENT without a STUDENT region before it") }

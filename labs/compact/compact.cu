@@ -63,6 +63,7 @@ __global__ void compact_stage1_flag_kernel(const T *__restrict__ in, unsigned *_
      * Keep: the last block has threads past n: they touch nothing.
      * Hint: a bool converts to 1 or 0.
      */
+    /* END TODO */
 }
 
 template <typename T>
@@ -79,6 +80,7 @@ __global__ void compact_stage1_scatter_kernel(const T *__restrict__ in,
      * Hint: the count is the kept values before the last one, plus one if
      *       the last one is kept.
      */
+    /* END TODO */
 }
 
 /* Flag, scan the flags, scatter: three passes over n. */
@@ -115,6 +117,7 @@ __global__ void compact_stage2_count_kernel(const T *__restrict__ in,
      * Hint: block_scan_exclusive(mine, &total) hands every thread the
      *       block's total.
      */
+    /* END TODO */
 }
 
 template <typename T>
@@ -137,6 +140,7 @@ __global__ void compact_stage2_scatter_kernel(const T *__restrict__ in, T *__res
      * Hint: give block_scan_exclusive the warp's count in lane 0 and 0 in
      *       the other lanes; lane 0's answer is then the warp's start.
      */
+    /* END TODO */
 }
 
 /* Count each tile, scan the tile counts, scatter: the input is read twice,
@@ -182,6 +186,7 @@ __global__ void compact_stage3_kernel(const T *__restrict__ in, T *__restrict__ 
      * Hint: keep each round's value and mask in arrays of ITEMS: the
      *       values are written after the room is known.
      */
+    /* END TODO */
 }
 
 /* A device-filling grid of whole warps. */
@@ -304,6 +309,7 @@ __global__ void compact_stage4_kernel(const T *__restrict__ in, T *__restrict__ 
      *       lanes below L in all 4 ballots of the round, and after L's own
      *       kept values before j.
      */
+    /* END TODO */
 }
 
 /* status[0] counts the tiles handed out; the tiles' words start NOT_READY. */

@@ -51,6 +51,7 @@ __global__ void histogram_stage1_kernel(const Sample *__restrict__ in, unsigned 
      *       the three as one, so no count is lost.
      * Hint: atomicAdd(&hist[b], 1u).
      */
+    /* END TODO */
 }
 
 template <typename Sample> static void stage1(const Sample *in, const struct args *a, int block)
@@ -75,6 +76,7 @@ __global__ void histogram_stage2_kernel(const Sample *__restrict__ in, unsigned 
      * Keep: still one atomicAdd on global memory per value.
      * Hint: the same loop as map's stage 2.
      */
+    /* END TODO */
 }
 
 template <typename Sample> static void stage2(const Sample *in, const struct args *a, int block)
@@ -106,6 +108,7 @@ __global__ void histogram_stage3_kernel(const Sample *__restrict__ in, unsigned 
      *       launcher asks for. Skip the merge of empty bins: with skewed data
      *       most are.
      */
+    /* END TODO */
 }
 
 template <typename Sample> static void stage3(const Sample *in, const struct args *a, int block)
@@ -141,6 +144,7 @@ __global__ void histogram_stage4_kernel(const Sample *__restrict__ in, unsigned 
      *       now brings 16 or 8 samples, so there are far fewer load
      *       instructions per count, each carrying more bytes.
      */
+    /* END TODO */
 }
 
 /* Whole warps; as many copies as warps, while they fit in 48 KB. */

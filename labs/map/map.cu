@@ -31,6 +31,7 @@ __global__ void map_stage1_kernel(float *__restrict__ out, const float *__restri
      * Hint: global index = blockIdx.x * blockDim.x + threadIdx.x. Widen to
      *       size_t before multiplying: n reaches 2^28 and more.
      */
+    /* END TODO */
 }
 
 static void map_stage1(const struct args *a, int block)
@@ -41,6 +42,7 @@ static void map_stage1(const struct args *a, int block)
      * Keep: a grid of zero blocks is a launch error, and n may be 0.
      * Hint: ceil_div(n, block) from common/workbook.cuh rounds up.
      */
+    /* END TODO */
 }
 
 /* ---- stage 2 ------------------------------------------------------------ */
@@ -55,6 +57,7 @@ static void map_stage1(const struct args *a, int block)
  *       cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block, 0).
  *       Wrap each call in CUDA_CHECK.
  */
+/* END TODO */
 
 __global__ void map_stage2_kernel(float *__restrict__ out, const float *__restrict__ in,
                                   size_t n, float a, float b)
@@ -66,6 +69,7 @@ __global__ void map_stage2_kernel(float *__restrict__ out, const float *__restri
      *       (that is what keeps the accesses coalesced).
      * Hint: stride = the number of threads in the whole grid.
      */
+    /* END TODO */
 }
 
 static void map_stage2(const struct args *a, int block)
@@ -75,6 +79,7 @@ static void map_stage2(const struct args *a, int block)
      * Keep: nothing to launch when the grid is 0.
      * Hint: pass the kernel itself as the `kernel` argument: (const void *)map_stage2_kernel.
      */
+    /* END TODO */
 }
 
 /* ---- stage 3 ------------------------------------------------------------ */
@@ -91,6 +96,7 @@ __global__ void map_stage3_kernel(float *__restrict__ out, const float *__restri
      *       returns addresses aligned to 256 bytes. The tail can use the same
      *       grid-stride loop, starting at 4 * (n / 4).
      */
+    /* END TODO */
 }
 
 static void map_stage3(const struct args *a, int block)
@@ -100,6 +106,7 @@ static void map_stage3(const struct args *a, int block)
      * Keep: there must be at least one thread when 0 < n < 4 (all tail).
      * Hint: the work is ceil_div(n, 4) items now, not n.
      */
+    /* END TODO */
 }
 
 /* ---- stage 4 ------------------------------------------------------------ */
@@ -113,6 +120,7 @@ __global__ void map_stage4a_kernel(float *__restrict__ out, const struct particl
      * Hint: the code is one line away from stage 2; the difference is all in
      *       where consecutive threads' loads land in memory (16 bytes apart).
      */
+    /* END TODO */
 }
 
 static void map_stage4a(const struct args *a, int block)
@@ -122,6 +130,7 @@ static void map_stage4a(const struct args *a, int block)
      * Keep: the same grid rule as stage 2, so only the data layout differs.
      * Hint: device_grid again.
      */
+    /* END TODO */
 }
 
 __global__ void map_stage4b_kernel(float *__restrict__ out, struct particles p, size_t n,
@@ -132,6 +141,7 @@ __global__ void map_stage4b_kernel(float *__restrict__ out, struct particles p, 
      * Keep: read only the x array.
      * Hint: consecutive threads now read consecutive floats of p.x.
      */
+    /* END TODO */
 }
 
 static void map_stage4b(const struct args *a, int block)
@@ -141,6 +151,7 @@ static void map_stage4b(const struct args *a, int block)
      * Keep: the same grid rule as stage 4a.
      * Hint: device_grid again.
      */
+    /* END TODO */
 }
 
 /* ---- the stage table: the tests, the driver and the run table read it --- */

@@ -79,6 +79,7 @@ __global__ void radix_stage1_flag_kernel(const unsigned *__restrict__ keys,
      * Keep: the last block has threads past n: they touch nothing.
      * Hint: (x >> bit) & 1 is bit `bit` of x.
      */
+    /* END TODO */
 }
 
 __global__ void radix_stage1_split_kernel(struct pass s, const unsigned *__restrict__ flags,
@@ -94,6 +95,7 @@ __global__ void radix_stage1_split_kernel(struct pass s, const unsigned *__restr
      * Keep: threads past n touch nothing.
      * Hint: all the zeros: positions[n - 1] + flags[n - 1].
      */
+    /* END TODO */
 }
 
 /* 32 passes, a bit each: flag the zeros, scan the flags, split. */
@@ -137,6 +139,7 @@ __global__ void radix_stage2_count_kernel(const unsigned *__restrict__ keys,
      *       written out.
      * Hint: atomicAdd on a __shared__ unsigned[16].
      */
+    /* END TODO */
 }
 
 __global__ void radix_stage2_scatter_kernel(struct pass s, const unsigned *__restrict__ starts,
@@ -160,6 +163,7 @@ __global__ void radix_stage2_scatter_kernel(struct pass s, const unsigned *__res
      *       count a digit. The lowest lane of a group is the one with no
      *       peers below it: (peers & lanes_below) == 0.
      */
+    /* END TODO */
 }
 
 /* 8 passes of 4 bits: count each tile's digits, scan the table, scatter. */
@@ -205,6 +209,7 @@ __device__ void count_warp_digits(const unsigned *__restrict__ keys, unsigned (&
      *       they are in flight together. Only the 32 lanes of one warp ever
      *       share a counter, so they seldom wait for each other.
      */
+    /* END TODO */
 }
 
 __global__ void __launch_bounds__(MAX_THREADS3)
@@ -218,6 +223,7 @@ __global__ void __launch_bounds__(MAX_THREADS3)
      *       (count_warp_digits); the rows are summed once all are done.
      * Hint: warp_rows holds blockDim.x / 32 rows of DIGITS3 counters.
      */
+    /* END TODO */
 }
 
 /* Called by every thread of the block once warp_rows holds each warp's
@@ -243,6 +249,7 @@ __device__ void tile_places(unsigned *warp_rows, unsigned *to_out,
      *       digit adds the digit's start to its column. to_out can hold the
      *       totals, then the starts, on the way.
      */
+    /* END TODO */
 }
 
 __global__ void __launch_bounds__(MAX_THREADS3)
@@ -270,6 +277,7 @@ __global__ void __launch_bounds__(MAX_THREADS3)
      *       lanes below yours are (1u << lane) - 1. A tile past n has count
      *       keys, not tile.
      */
+    /* END TODO */
 }
 
 /* 4 passes of 8 bits: count each tile's digits, scan the table, sort each

@@ -84,6 +84,7 @@ __global__ void reduce_stage1_kernel(const T *__restrict__ in, T *__restrict__ o
      * Hint: after the last step, sums[0] holds the block's sum; let thread 0
      *       store it.
      */
+    /* END TODO */
 }
 
 static void reduce_stage1(const struct args *a, int block)
@@ -104,6 +105,7 @@ __global__ void reduce_stage2_kernel(const T *__restrict__ in, T *__restrict__ o
      * Hint: whole warps now stay busy or idle together (no divergence), but
      *       the words a warp touches are 2*s apart: count the bank conflicts.
      */
+    /* END TODO */
 }
 
 static void reduce_stage2(const struct args *a, int block)
@@ -123,6 +125,7 @@ __global__ void reduce_stage3_kernel(const T *__restrict__ in, T *__restrict__ o
      * Hint: the active threads are 0..s-1 and they read s consecutive words:
      *       no divergence until s < 32, and no bank conflicts at all.
      */
+    /* END TODO */
 }
 
 static void reduce_stage3(const struct args *a, int block)
@@ -144,6 +147,7 @@ __global__ void reduce_stage4_kernel(const T *__restrict__ in, T *__restrict__ o
      * Hint: take in[first + tid] and in[first + tid + blockDim.x]: both
      *       loads of a warp stay contiguous.
      */
+    /* END TODO */
 }
 
 static void reduce_stage4(const struct args *a, int block)
@@ -165,6 +169,7 @@ static void reduce_stage4(const struct args *a, int block)
  *       a wait for the whole warp, a write and a wait. The old trick of a
  *       volatile pointer and no __syncwarp() is a race (handout).
  */
+/* END TODO */
 
 template <typename T>
 __global__ void reduce_stage5_kernel(const T *__restrict__ in, T *__restrict__ out, size_t n)
@@ -176,6 +181,7 @@ __global__ void reduce_stage5_kernel(const T *__restrict__ in, T *__restrict__ o
      *       the warp reads what other warps wrote.
      * Hint: the last six steps no longer pay for a block-wide barrier each.
      */
+    /* END TODO */
 }
 
 static void reduce_stage5(const struct args *a, int block)
@@ -197,6 +203,7 @@ static void reduce_stage5(const struct args *a, int block)
  *       a block of 256 threads then compiles to two block-wide steps
  *       (s = 128 and 64) and last_warp_sum.
  */
+/* END TODO */
 
 template <unsigned BLOCK, typename T>
 __global__ void reduce_stage6_kernel(const T *__restrict__ in, T *__restrict__ out, size_t n)
@@ -207,6 +214,7 @@ __global__ void reduce_stage6_kernel(const T *__restrict__ in, T *__restrict__ o
      * Keep: thread 0 stores sums[0] after block_sum has returned.
      * Hint: the shared array can now be exactly BLOCK long.
      */
+    /* END TODO */
 }
 
 /* A template needs its BLOCK at compile time: the instance for this block. */
@@ -241,6 +249,7 @@ __global__ void reduce_stage7_kernel(const T *__restrict__ in, T *__restrict__ o
      * Hint: the tree's cost (barriers, idle threads) is now paid once per
      *       thousands of values instead of once per 2 * BLOCK.
      */
+    /* END TODO */
 }
 
 template <typename T> static kernel<T> stage7_kernel(int block)
@@ -270,6 +279,7 @@ static void reduce_stage7(const struct args *a, int block)
  * Keep: all 32 lanes call every shuffle (the mask says so).
  * Hint: five shuffles and five adds; the other lanes end with partial sums.
  */
+/* END TODO */
 
 template <typename T>
 __global__ void reduce_stage8_kernel(const T *__restrict__ in, T *__restrict__ out, size_t n)
@@ -286,6 +296,7 @@ __global__ void reduce_stage8_kernel(const T *__restrict__ in, T *__restrict__ o
      * Hint: const int4 / float4 pointers: reinterpret_cast, as in map's
      *       stage 3. One atomic per block is a few hundred in all.
      */
+    /* END TODO */
 }
 
 /* One pass: *out starts at 0, and every block of a device-filling grid adds

@@ -50,6 +50,7 @@ __global__ void scan_blelloch_stage1_kernel(const T *__restrict__ in, T *__restr
      * Hint: the result is exclusive; for the inclusive scan add the thread's
      *       own input values back, kept in registers from the load.
      */
+    /* END TODO */
 }
 
 static void scan_blelloch_stage1(const struct args *a, int block)
@@ -67,6 +68,7 @@ static void scan_blelloch_stage1(const struct args *a, int block)
  *       at s = 16 all 32 land in one bank; the extra word shifts each run of
  *       32 by one bank.
  */
+/* END TODO */
 
 template <typename T>
 __global__ void scan_blelloch_stage2_kernel(const T *__restrict__ in, T *__restrict__ out,
@@ -79,6 +81,7 @@ __global__ void scan_blelloch_stage2_kernel(const T *__restrict__ in, T *__restr
      * Keep: the same levels, threads and barriers as stage 1.
      * Hint: change nothing but the indices; the table shows what it buys.
      */
+    /* END TODO */
 }
 
 static void scan_blelloch_stage2(const struct args *a, int block)
@@ -104,6 +107,7 @@ __global__ void scan_blelloch_stage3_kernel(const T *__restrict__ in, T *__restr
      * Hint: now the exclusive scan is the inclusive one shifted right by
      *       one word (0 at the segment's start): read tree[padded(k - 1)].
      */
+    /* END TODO */
 }
 
 static void scan_blelloch_stage3(const struct args *a, int block)

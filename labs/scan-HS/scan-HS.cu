@@ -50,6 +50,7 @@ __global__ void scan_hs_stage1_kernel(const T *__restrict__ in, T *__restrict__ 
      * Hint: an int `from` (0 or 1) that flips each step says which array
      *       holds the current sums. Only threads with i < n store.
      */
+    /* END TODO */
 }
 
 static void scan_hs_stage1(const struct args *a, int block)
@@ -74,6 +75,7 @@ __global__ void scan_hs_stage2_kernel(const T *__restrict__ in, T *__restrict__ 
      * Hint: with only the second barrier, thread tid may add into sums[tid]
      *       before thread tid + offset has read it. EMU=1 names that race.
      */
+    /* END TODO */
 }
 
 static void scan_hs_stage2(const struct args *a, int block)
@@ -93,6 +95,7 @@ static void scan_hs_stage2(const struct args *a, int block)
  *       between them: each shuffle waits for every lane its mask names, so
  *       it orders the steps itself.
  */
+/* END TODO */
 
 template <typename T>
 __global__ void scan_hs_stage3_kernel(const T *__restrict__ in, T *__restrict__ out, size_t n,
@@ -112,6 +115,7 @@ __global__ void scan_hs_stage3_kernel(const T *__restrict__ in, T *__restrict__ 
      *       below: one more __shfl_up_sync by 1, and for lane 0 the total of
      *       the warps before (or 0).
      */
+    /* END TODO */
 }
 
 static void scan_hs_stage3(const struct args *a, int block)

@@ -157,6 +157,7 @@ __global__ void scan_large_stage1_scan_kernel(const T *in, T *out, T *totals, si
      * Hint: in and out may be the same array (the totals are scanned in
      *       place): each block reads its whole tile before writing it.
      */
+    /* END TODO */
 }
 
 template <typename T>
@@ -169,6 +170,7 @@ __global__ void scan_large_stage1_add_kernel(T *out, const T *carries, size_t n)
      * Hint: the threads of a block take the tile's values k = tid,
      *       tid + blockDim.x, ...: neighbours touch neighbours (coalesced).
      */
+    /* END TODO */
 }
 
 /* Where the level below a level of `tiles` totals starts: on a 16-byte
@@ -216,6 +218,7 @@ __global__ void scan_large_stage2_reduce_kernel(const T *in, T *totals, size_t n
      * Hint: this pass reads n values and writes one per tile: it should run
      *       at the speed of reading memory.
      */
+    /* END TODO */
 }
 
 template <typename T>
@@ -230,6 +233,7 @@ __global__ void scan_large_stage2_scan_kernel(const T *in, T *out, const T *carr
      *       be the same array.
      * Hint: only the start of scan_items changes.
      */
+    /* END TODO */
 }
 
 template <typename T>
@@ -324,6 +328,7 @@ __global__ void scan_large_stage3_kernel(const T *in, T *out, size_t n,
      * Hint: the value and its flag are one 64-bit word, written by one
      *       store: status_word, flag_of and value_of<T> pack and unpack it.
      */
+    /* END TODO */
 }
 
 static void scan_large_stage3(const struct args *a, int block)
@@ -352,6 +357,7 @@ __global__ void scan_large_stage4_kernel(const T *in, T *out, size_t n,
      * Hint: warp_sum adds one value per lane. The carry each tile needs is
      *       the sum of the totals between it and the nearest prefix.
      */
+    /* END TODO */
 }
 
 static void scan_large_stage4(const struct args *a, int block)

@@ -34,6 +34,7 @@ __global__ void transpose_stage1_kernel(const float *__restrict__ in, float *__r
      *       Neighbouring threads read neighbouring words of in (one 128-byte
      *       line a warp) and write words rows apart in out.
      */
+    /* END TODO */
 }
 
 /* Blocks of 32 x (threads / 32): a warp along a row, as many rows as warps. */
@@ -65,6 +66,7 @@ __global__ void transpose_stage2_kernel(const float *__restrict__ in, float *__r
      *       blockIdx.y * 32; thread (x, y) writes out row blockIdx.x * 32 + y,
      *       column blockIdx.y * 32 + x, with tile[x][y].
      */
+    /* END TODO */
 }
 
 /* A block per tile of in: blockIdx.x counts tiles along a row, blockIdx.y
@@ -98,6 +100,7 @@ __global__ void transpose_stage3_kernel(const float *__restrict__ in, float *__r
      *       banks, so they are served one after another. With rows 33 words
      *       long, the words of a column fall in 32 different banks.
      */
+    /* END TODO */
 }
 
 static void transpose_stage3(const struct args *a, int block)
@@ -122,6 +125,7 @@ __global__ void transpose_stage4_kernel(const float *__restrict__ in, float *__r
      *       mean fewer to create and schedule; stage 5 shows how to get a
      *       thread's loads in flight together.
      */
+    /* END TODO */
 }
 
 /* Blocks of 32 x (threads / 32), a 32 x 32 tile each. */
@@ -150,6 +154,7 @@ __global__ void __launch_bounds__(32 * ROWS5)
      * Hint: #pragma unroll on both loops. A block has 4 times the tile of
      *       stage 4, so a quarter of the blocks, barriers and index sums.
      */
+    /* END TODO */
 }
 
 static void transpose_stage5(const struct args *a, int block)

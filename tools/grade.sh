@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# grade.sh BUILD SUBMISSIONS OUT LAB...: `make grade`. Grades every folder in
+# SUBMISSIONS (each holding labs/<lab>/<lab>.cu for the labs it has), several
+# at once, and writes OUT/summary.md, OUT/grades.csv and, per submission,
+# OUT/<name>/ with its logs, scores and diffs.
+#
+# What a submission can touch, and what decides its grade:
+# - Only the code inside its TODO regions is used: tools/splice.awk puts it
+#   into the grader's own skeleton, so the stage table, the launchers and
+#   the includes are always the grader's, and any change to them is reported.
+# - It is built and run in a disposable copy of this checkout's committed
+#   tree (without solutions/), inside tools/sandbox.sh: read-only system, no
+#   network, its own processes, this checkout and the other submissions
+#   hidden, a time limit. There its kernels run each stage once per case and
+#   leave their results in files (run dump=...).
+# - The grade comes from this checkout's own binary, which never runs student
+#   code: it rebuilds each case's inputs and reference from a seed drawn
+#   here, and judges those files (run judge=...). Nothing the submission
+#   prints, returns or writes elsewhere counts; a stage gets its points only
+#   if every case of it was judged right.
+set -u
+build=$1 submissions=$2 out=$3
+shift 3
+labs=("$@")
+here=$(pwd)
+export EMU=${EMU:-0}
+seed=${SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
+weights=${WEIGHTS:-grading/weights.txt}
+jobs=${JOBS:-$(nproc)}
+[ -d "$submissions" ] || { echo "grade: SUBMISSIONS=$submissions is not a folder"; exit 1; }
+mkdir -p "$out" || exit 1
+out=$(cd "$out" && pwd) submissions=$(cd "$submissions" && pwd)
+
+# The sizes each stage is judged at: awkward ones, and the block sizes the
+# tests use; a matrix lab's as ROWSxCOLS.
+cases() {
+    if [ "$1" = transpose ]; then echo "1x1:256 31x33:256 1000x999:256 33x1025:256 1000x999:1024"
+    else echo "1:256 33:256 1025:256 100003:256 100003:32 100003:1024"; fi
+}
+
+# A stage's points: the weights file's "lab stage points", else 1.
+points() {
+    local p
+    p=$(awk -v l="$1" -v s="$2" '$1 == l && $2 == s { print $3 }' "$weights" 2> /dev/null)
+    echo "${p:-1}"
+}
+
+# The pristine tree each submission is built in: the committed files, less
+# the solutions. Uncommitted changes here are not graded with.
+git archive --format=tar HEAD | tar -x -C "$out" --one-top-level=.pristine 2> /dev/null ||
+    { mkdir -p "$out/.pristine" && git archive --format=tar HEAD | tar -x -C "$out/.pristine"; }
+rm -rf "$out/.pristine/solutions" "$out/.pristine/results"
+[ -z "$(git status --porcelain -- common tests tools labs Makefile 2> /dev/null)" ] ||
+    echo "grade: this checkout has uncommitted changes; grading uses the committed tree ($(git rev-parse --short HEAD))"
+
+# The judges: this checkout's own binaries, built from the solutions.
+echo "grade: building the judges ($EMU, seed $seed)"
+make --no-print-directory EMU="$EMU" SOLUTION=1 LAB= build > "$out/judges.log" 2>&1 ||
+    { echo "grade: the judges do not build: see $out/judges.log"; exit 1; }
+
+grade_lab() { # SUBMISSION NAME LAB: one lab of one submission, into OUT/NAME/LAB
+    local sub=$1 name=$2 lab=$3 dir="$out/$2/$3" total=0 max=0
+    local src="$sub/labs/$lab/$lab.cu" work="$out/.work/$2-$3"
+    mkdir -p "$dir"
+    local stages
+    stages=$("$build/solutions/$lab/run" stage=none 2>&1 | sed -n 's/.* has stages //p' | tr -d ',')
+    score() { # STAGE STATUS WHY
+        local p
+        p=$(points "$lab" "$1")
+        printf '%s\t%s\t%s\t%s\t%s\n' "$lab" "$1" "$([ "$2" = pass ] && echo "$p" || echo 0)" "$p" "$3" >> "$dir/score.tsv"
+    }
+    : > "$dir/score.tsv"
+    if [ ! -f "$src" ]; then
+        for s in $stages; do score "$s" missing "no labs/$lab/$lab.cu in the submission"; done
+        return
+    fi
+    rm -rf "$work" && mkdir -p "$work" && cp -a "$out/.pristine/." "$work/"
+    # the student's regions into the grader's frame
+    frame() { awk -v frame=1 -f tools/splice.awk "$1" /dev/null | sed -E 's/[ -]*$//'; }
+    diff -u <(frame "$work/labs/$lab/$lab.cu") <(frame "$src") > "$dir/frame.diff"
+    if ! awk -f tools/splice.awk "$src" "$out/.pristine/labs/$lab/$lab.cu" \
+            > "$work/labs/$lab/$lab.cu" 2> "$dir/splice.log"; then
+        for s in $stages; do score "$s" structure "$(head -c 300 "$dir/splice.log")"; done
+        return
+    fi
+    diff -u "$out/.pristine/labs/$lab/$lab.cu" "$work/labs/$lab/$lab.cu" > "$dir/diff-skeleton.diff"
+    diff -u "$here/solutions/$lab/$lab.cu" "$work/labs/$lab/$lab.cu" > "$dir/diff-solution.diff"
+    # build and run, untrusted
+    local hide=("$here" "$submissions" "$out")
+    tools/sandbox.sh "$work" "${GRADE_BUILD_SECONDS:-600}" "${hide[@]}" -- \
+        env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make --no-print-directory -j2 EMU="$EMU" LAB="$lab" build 2>&1 | head -c 200000 > "$dir/build.log"
+    local bin=build/labs/$lab/run
+    [ "$EMU" = 1 ] && bin=build/emu/labs/$lab/run
+    if [ ! -x "$work/$bin" ]; then
+        for s in $stages; do score "$s" build "does not compile: $(grep -m1 -i 'error' "$dir/build.log" | head -c 200)"; done
+        return
+    fi
+    local script="" k=0 c
+    for c in $(cases "$lab"); do
+        k=$((k + 1))
+        script+="mkdir -p results/$k && ./$bin once=1 dump=results/$k n=${c%%:*} block=${c##*:} seed=$seed;"
+    done
+    tools/sandbox.sh "$work" "${GRADE_RUN_SECONDS:-900}" "${hide[@]}" -- sh -c "$script" 2>&1 |
+        head -c 200000 > "$dir/run.log"
+    case ${PIPESTATUS[0]} in
+    124 | 137) printf 'the run was stopped after %s s; ' "${GRADE_RUN_SECONDS:-900}" > "$dir/stopped" ;;
+    esac
+    # judged here, by the grader's binary
+    k=0
+    : > "$dir/judge.log"
+    for c in $(cases "$lab"); do
+        k=$((k + 1))
+        "$build/solutions/$lab/run" judge="$work/results/$k" n="${c%%:*}" block="${c##*:}" \
+            seed="$seed" >> "$dir/judge.log" 2>&1
+    done
+    local variants cases_n
+    cases_n=$(cases "$lab" | wc -w)
+    for s in $stages; do
+        local right wrong
+        right=$(awk -F'\t' -v s="$s" '$1 == "RESULT" && $2 == s && $6 == "ok"' "$dir/judge.log" | wc -l)
+        wrong=$(awk -F'\t' -v s="$s" '$1 == "RESULT" && $2 == s && $6 != "ok"' "$dir/judge.log" | wc -l)
+        if [ "$wrong" -eq 0 ] && [ "$right" -ge "$cases_n" ]; then
+            score "$s" pass "$right cases right"
+        else
+            score "$s" fail "$(cat "$dir/stopped" 2> /dev/null)$wrong of $((right + wrong)) cases wrong; first: $(first_wrong "$s" "$dir/judge.log")"
+        fi
+    done
+    [ -s "$dir/frame.diff" ] && echo "frame changed outside the TODO regions (not used): see frame.diff" > "$dir/frame.note"
+    rm -rf "$work"
+}
+
+# The first wrong case of stage $1 in judge log $2, with its first reason line.
+first_wrong() {
+    awk -F'\t' -v s="$1" '
+        $1 == "RESULT" { seen = $2 == s && $6 != "ok"; if (seen) at = (($3 == "-") ? "" : $3 ", ") "n = " $4 ", block " $5; next }
+        seen && /^  / { sub(/^ +/, ""); print at ": " $0; exit }' "$2" | head -c 300
+}
+
+grade_one() { # SUBMISSION: every lab, one after another
+    local sub=${1%/} base name
+    base=$(basename -- "$sub")
+    name=$(printf '%s' "$base" | LC_ALL=C tr -c 'A-Za-z0-9._-' '_')
+    # a folder name that needed changing gets its checksum, so two never meet
+    [ "$name" = "$base" ] || name+=-$(printf '%s' "$base" | cksum | cut -d' ' -f1)
+    mkdir -p "$out/$name" && printf '%s\n' "$base" > "$out/$name/.name"
+    for lab in "${labs[@]}"; do grade_lab "$sub" "$name" "$lab"; done
+    echo "grade: $base: $(awk -F'\t' '{ t += $3; m += $4 } END { print t " of " m }' "$out/$name"/*/score.tsv)"
+}
+export -f grade_one grade_lab cases points first_wrong
+export build out here submissions seed weights
+export LABS_LIST="${labs[*]}"
+find "$submissions" -mindepth 1 -maxdepth 1 -type d -print0 | sort -z |
+    xargs -0 -r -P "$jobs" -I{} bash -c 'labs=($LABS_LIST); grade_one "$1"' _ {}
+tools/grade-report.sh "$out" "${labs[@]}"
