@@ -338,8 +338,10 @@ run: $(BINARIES)
 	  $(CHOICES) $(BUILD)/$(TREE)/$$lab/run || status=1; \
 	done; exit $$status
 
-diff:
-	@for lab in $(SELECTED); do diff -ru -x ANSWERS.md solutions/$$lab $(SRC)/$$lab; done; true
+# AGAINST=skeleton: only what the student wrote, against the untouched skeleton.
+DIFF_BASE = $(if $(filter skeleton,$(AGAINST)),$(SKELETONS),solutions)
+diff: $(if $(filter skeleton,$(AGAINST)),$(SKELETON_FILES))
+	@for lab in $(SELECTED); do diff -ru -x ANSWERS.md $(DIFF_BASE)/$$lab $(SRC)/$$lab; done; true
 
 # labs/ from solutions/, never over a student's work (tools/skeletons.sh).
 skeletons: $(SKELETON_FILES)
@@ -443,6 +445,7 @@ help:
 	@echo "      OUT=grades WEIGHTS=grading/weights.txt JOBS=cores SEED=...   (LAB= some labs)"
 	@echo "  make check-grade          the grader against submissions built to attack it"
 	@echo "  make diff LAB=map        a student's work: labs/ (or SUBMISSION=dir) against solutions/"
+	@echo "      AGAINST=skeleton                    against the untouched skeleton: what they wrote"
 	@echo "  make skeletons           regenerate labs/ from the STUDENT regions of solutions/"
 	@echo "                           (refuses if labs/ holds work; FORCE=1 keeps a backup first)"
 	@echo "  make check               the workbook's own checks: skeletons in sync, all builds,"

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # grade-report.sh OUT LAB...: the class's grades from OUT/<name>/<lab>/score.tsv
 # (lab, stage, points, out of, why): OUT/grades.csv, one row a submission,
-# and OUT/summary.md for the instructor.
+# OUT/summary.md for the instructor, OUT/junit.xml for CI (a test suite a
+# submission, a test case a stage), and OUT/<name>/results.json in
+# Gradescope's autograder format (a test a stage).
 set -u
 out=$1
 shift
@@ -38,4 +40,32 @@ csv=$out/grades.csv md=$out/summary.md
         echo
     done
 } > "$md"
-echo "grade: $md and $csv"
+# Gradescope: {"score", "tests": [{"name", "score", "max_score", "output"}]}
+for d in "$out"/*/; do
+    [ -f "$d/${1}/score.tsv" ] || continue
+    for lab in "$@"; do cat "$d/$lab/score.tsv"; done | awk -F'\t' '
+        function json(s) { gsub(/\\/, "\\\\", s); gsub(/"/, "\\\"", s); gsub(/\t/, " ", s); return "\"" s "\"" }
+        { t += $3; tests = tests (NR > 1 ? ",\n    " : "    ") \
+              sprintf("{\"name\": %s, \"score\": %s, \"max_score\": %s, \"output\": %s}",
+                      json($1 " stage " $2), $3, $4, json($5)) }
+        END { printf "{\n  \"score\": %s,\n  \"tests\": [\n%s\n  ]\n}\n", t + 0, tests }' \
+        > "$d/results.json"
+done
+{
+    echo '<?xml version="1.0" encoding="UTF-8"?>'
+    echo '<testsuites name="make grade">'
+    for d in "$out"/*/; do
+        [ -f "$d/${1}/score.tsv" ] || continue
+        for lab in "$@"; do cat "$d/$lab/score.tsv"; done | awk -F'\t' -v who="$(cat "$d/.name")" '
+            function xml(s) { gsub(/&/, "\\&amp;", s); gsub(/</, "\\&lt;", s); gsub(/>/, "\\&gt;", s)
+                              gsub(/"/, "\\&quot;", s); return s }
+            { n++; failed += $3 < $4
+              cases = cases sprintf("    <testcase classname=\"%s.%s\" name=\"stage %s\">%s</testcase>\n",
+                  xml(who), xml($1), xml($2),
+                  $3 < $4 ? "<failure message=\"" xml($5) "\"/>" : "") }
+            END { printf "  <testsuite name=\"%s\" tests=\"%d\" failures=\"%d\">\n%s  </testsuite>\n",
+                  xml(who), n, failed, cases }'
+    done
+    echo '</testsuites>'
+} > "$out/junit.xml"
+echo "grade: $md, $csv, $out/junit.xml and results.json (Gradescope) in each submission's folder"

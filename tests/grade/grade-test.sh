@@ -75,5 +75,8 @@ expect changes-table 1
 grep -q "frame changed" "$out"/changes-table/map/frame.note 2> /dev/null ||
     { echo "grade-test: changes-table: the changed stage table was not reported"; status=1; }
 [ "$before" = "$after" ] || { echo "grade-test: the grader's tree changed"; status=1; }
+grep -q '"score": 5,' "$out/$(name 'good one')/results.json" &&
+    [ "$(grep -c '<testcase ' "$out/junit.xml")" = 45 ] && grep -q '^"good one",5,5,5$' "$out/grades.csv" ||
+    { echo "grade-test: results.json, junit.xml or grades.csv do not say what the scores say"; status=1; }
 [ $status = 0 ] && echo "grade-test: every attack failed"
 exit $status
