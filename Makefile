@@ -319,7 +319,7 @@ grade:
 	folders (each with labs/<lab>/<lab>.cu)"; exit 1; }
 	@EMU=$(if $(filter 1,$(EMU)),1,0) tools/grade.sh "$(BUILD)" "$(SUBMISSIONS)" "$(or $(OUT),grades)" $(SELECTED)
 
-# The grader against a hostile class (tests/grade): about 2 minutes on 2 cores.
+# The grader against a hostile class (tests/grade): about 1.5 minutes on 2 cores.
 check-grade:
 	@tests/grade/grade-test.sh
 

@@ -589,7 +589,9 @@ static bool check_once(const struct lab *lab, int variant, const struct run_opti
                    size_text(p->n, p->cols), p->block, right ? "ok" : "wrong");
         } else {
             right = problem_verify(p, s, &f);
-            if (opt->dump && gpu_healthy() && (mkdir(dir, 0777) == 0 || errno == EEXIST))
+            if (opt->dump && mkdir(dir, 0777) != 0 && errno != EEXIST)
+                die("%s: cannot make the folder for the stage's results", dir);
+            if (opt->dump && gpu_healthy())
                 problem_dump(p, dir);
         }
         if (right) {

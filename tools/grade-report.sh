@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# grade-report.sh OUT LAB...: the class's grades from OUT/<name>/<lab>/score.tsv
+# grade-report.sh OUT LAB...: the class's grades, for the submissions
+# OUT/.graded names (this run's, folder names without spaces), from
+# OUT/<name>/<lab>/score.tsv
 # (lab, stage, points, out of, why): OUT/grades.csv, one row a submission,
 # OUT/summary.md for the instructor, OUT/junit.xml for CI (a test suite a
 # submission, a test case a stage), and OUT/<name>/results.json in
@@ -12,7 +14,7 @@ csv=$out/grades.csv md=$out/summary.md
     printf 'submission'
     for lab in "$@"; do printf ',%s' "$lab"; done
     printf ',total,out of\n'
-    for d in "$out"/*/; do
+    for name in $(sort "$out/.graded"); do d=$out/$name
         [ -f "$d/${1}/score.tsv" ] || continue
         printf '"%s"' "$(sed 's/"/""/g' "$d/.name")"
         for lab in "$@"; do
@@ -27,7 +29,7 @@ csv=$out/grades.csv md=$out/summary.md
     echo "$(($(wc -l < "$csv") - 1)) submissions, labs: $*. Each stage scores its points only if"
     echo "every case of it was judged right by the grader's own binary (tools/grade.sh)."
     echo
-    for d in "$out"/*/; do
+    for name in $(sort "$out/.graded"); do d=$out/$name
         [ -f "$d/${1}/score.tsv" ] || continue
         echo "## $(cat "$d/.name"): $(awk -F'\t' '{ t += $3; m += $4 } END { print t " of " m }' "$d"/*/score.tsv)"
         echo
@@ -41,7 +43,7 @@ csv=$out/grades.csv md=$out/summary.md
     done
 } > "$md"
 # Gradescope: {"score", "tests": [{"name", "score", "max_score", "output"}]}
-for d in "$out"/*/; do
+for name in $(sort "$out/.graded"); do d=$out/$name
     [ -f "$d/${1}/score.tsv" ] || continue
     for lab in "$@"; do cat "$d/$lab/score.tsv"; done | awk -F'\t' '
         function json(s) { gsub(/\\/, "\\\\", s); gsub(/"/, "\\\"", s); gsub(/\t/, " ", s); return "\"" s "\"" }
@@ -54,7 +56,7 @@ done
 {
     echo '<?xml version="1.0" encoding="UTF-8"?>'
     echo '<testsuites name="make grade">'
-    for d in "$out"/*/; do
+    for name in $(sort "$out/.graded"); do d=$out/$name
         [ -f "$d/${1}/score.tsv" ] || continue
         for lab in "$@"; do cat "$d/$lab/score.tsv"; done | awk -F'\t' -v who="$(cat "$d/.name")" '
             function xml(s) { gsub(/&/, "\\&amp;", s); gsub(/</, "\\&lt;", s); gsub(/>/, "\\&gt;", s)

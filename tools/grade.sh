@@ -47,16 +47,22 @@ points() {
 
 # The pristine tree each submission is built in: the committed files, less
 # the solutions. Uncommitted changes here are not graded with.
-git archive --format=tar HEAD | tar -x -C "$out" --one-top-level=.pristine 2> /dev/null ||
-    { mkdir -p "$out/.pristine" && git archive --format=tar HEAD | tar -x -C "$out/.pristine"; }
+rm -rf "$out/.pristine" "$out/.work" "$out/.graded" && mkdir -p "$out/.pristine" &&
+    git archive --format=tar HEAD | tar -x -C "$out/.pristine" || exit 1
 rm -rf "$out/.pristine/solutions" "$out/.pristine/results"
 [ -z "$(git status --porcelain -- common tests tools labs Makefile 2> /dev/null)" ] ||
     echo "grade: this checkout has uncommitted changes; grading uses the committed tree ($(git rev-parse --short HEAD))"
 
 # The judges: this checkout's own binaries, built from the solutions.
-echo "grade: building the judges ($EMU, seed $seed)"
-make --no-print-directory EMU="$EMU" SOLUTION=1 LAB= build > "$out/judges.log" 2>&1 ||
-    { echo "grade: the judges do not build: see $out/judges.log"; exit 1; }
+echo "grade: building the judges (EMU=$EMU, seed $seed)"
+: > "$out/judges.log"
+for lab in "${labs[@]}"; do
+    make --no-print-directory EMU="$EMU" SOLUTION=1 LAB="$lab" build >> "$out/judges.log" 2>&1 ||
+        { echo "grade: the judges do not build: see $out/judges.log"; exit 1; }
+done
+
+# A file's frame: the file without the code of its TODO regions.
+frame() { awk -v frame=1 -f tools/splice.awk "$1" /dev/null | sed -E 's/[ -]*$//'; }
 
 grade_lab() { # SUBMISSION NAME LAB: one lab of one submission, into OUT/NAME/LAB
     local sub=$1 name=$2 lab=$3 dir="$out/$2/$3" total=0 max=0
@@ -76,7 +82,6 @@ grade_lab() { # SUBMISSION NAME LAB: one lab of one submission, into OUT/NAME/LA
     fi
     rm -rf "$work" && mkdir -p "$work" && cp -a "$out/.pristine/." "$work/"
     # the student's regions into the grader's frame
-    frame() { awk -v frame=1 -f tools/splice.awk "$1" /dev/null | sed -E 's/[ -]*$//'; }
     diff -u <(frame "$work/labs/$lab/$lab.cu") <(frame "$src") > "$dir/frame.diff"
     if ! awk -f tools/splice.awk "$src" "$out/.pristine/labs/$lab/$lab.cu" \
             > "$work/labs/$lab/$lab.cu" 2> "$dir/splice.log"; then
@@ -113,7 +118,7 @@ grade_lab() { # SUBMISSION NAME LAB: one lab of one submission, into OUT/NAME/LA
         "$build/solutions/$lab/run" judge="$work/results/$k" n="${c%%:*}" block="${c##*:}" \
             seed="$seed" >> "$dir/judge.log" 2>&1
     done
-    local variants cases_n
+    local cases_n
     cases_n=$(cases "$lab" | wc -w)
     for s in $stages; do
         local right wrong
@@ -142,11 +147,12 @@ grade_one() { # SUBMISSION: every lab, one after another
     name=$(printf '%s' "$base" | LC_ALL=C tr -c 'A-Za-z0-9._-' '_')
     # a folder name that needed changing gets its checksum, so two never meet
     [ "$name" = "$base" ] || name+=-$(printf '%s' "$base" | cksum | cut -d' ' -f1)
-    mkdir -p "$out/$name" && printf '%s\n' "$base" > "$out/$name/.name"
+    mkdir -p "$out/$name" && printf '%s\n' "$base" > "$out/$name/.name" &&
+        printf '%s\n' "$name" >> "$out/.graded"
     for lab in "${labs[@]}"; do grade_lab "$sub" "$name" "$lab"; done
     echo "grade: $base: $(awk -F'\t' '{ t += $3; m += $4 } END { print t " of " m }' "$out/$name"/*/score.tsv)"
 }
-export -f grade_one grade_lab cases points first_wrong
+export -f grade_one grade_lab cases points first_wrong frame
 export build out here submissions seed weights
 export LABS_LIST="${labs[*]}"
 find "$submissions" -mindepth 1 -maxdepth 1 -type d -print0 | sort -z |
