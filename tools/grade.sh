@@ -30,6 +30,9 @@ jobs=${JOBS:-$(nproc)}
 [ -d "$submissions" ] || { echo "grade: SUBMISSIONS=$submissions is not a folder"; exit 1; }
 mkdir -p "$out" || exit 1
 out=$(cd "$out" && pwd) submissions=$(cd "$submissions" && pwd)
+# one grading at a time in an OUT; others may run beside it in other OUTs
+exec 9> "$out/.lock"
+flock -n 9 || { echo "grade: another make grade is writing to $out: wait for it, or give another OUT="; exit 1; }
 
 # The sizes each stage is judged at: awkward ones, and the block sizes the
 # tests use; a matrix lab's as ROWSxCOLS.
@@ -56,9 +59,19 @@ rm -rf "$out/.pristine/solutions" "$out/.pristine/results"
 # The judges: this checkout's own binaries, built from the solutions.
 echo "grade: building the judges (EMU=$EMU, seed $seed)"
 : > "$out/judges.log"
-for lab in "${labs[@]}"; do
-    make --no-print-directory EMU="$EMU" SOLUTION=1 LAB="$lab" build >> "$out/judges.log" 2>&1 ||
+mkdir -p "$build"
+for lab in "${labs[@]}"; do # (two gradings at once build them in turn)
+    flock "$build/.judges.lock" make --no-print-directory EMU="$EMU" SOLUTION=1 LAB="$lab" \
+        "$build/solutions/$lab/run" >> "$out/judges.log" 2>&1 9>&- ||
         { echo "grade: the judges do not build: see $out/judges.log"; exit 1; }
+done
+# Every object but the student's, built once in the pristine tree from its
+# skeletons, so that a submission's build compiles only its own file.
+echo "grade: building the skeletons, which each submission's build starts from"
+for lab in "${labs[@]}"; do
+    make -C "$out/.pristine" --no-print-directory EMU="$EMU" LAB="$lab" "$build/labs/$lab/run" \
+        >> "$out/judges.log" 2>&1 9>&- ||
+        { echo "grade: the skeletons do not build: see $out/judges.log"; exit 1; }
 done
 
 # A file's frame: the file without the code of its TODO regions.
@@ -92,12 +105,15 @@ grade_lab() { # SUBMISSION NAME LAB: one lab of one submission, into OUT/NAME/LA
     diff -u "$here/solutions/$lab/$lab.cu" "$work/labs/$lab/$lab.cu" > "$dir/diff-solution.diff"
     # build and run, untrusted
     local hide=("$here" "$submissions" "$out")
-    tools/sandbox.sh "$work" "${GRADE_BUILD_SECONDS:-600}" "${hide[@]}" -- \
-        env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make --no-print-directory -j2 EMU="$EMU" LAB="$lab" build 2>&1 | head -c 200000 > "$dir/build.log"
     local bin=build/labs/$lab/run
     [ "$EMU" = 1 ] && bin=build/emu/labs/$lab/run
+    SANDBOX_KEEP=build tools/sandbox.sh "$work" "${GRADE_BUILD_SECONDS:-600}" "${hide[@]}" -- \
+        env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make --no-print-directory -j2 EMU="$EMU" LAB="$lab" "$bin" 2>&1 |
+        head -c 200000 > "$dir/build.log"
     if [ ! -x "$work/$bin" ]; then
-        for s in $stages; do score "$s" build "does not compile: $(grep -m1 -i 'error' "$dir/build.log" | head -c 200)"; done
+        local why
+        why=$(grep -m1 -e 'error' -e '^sandbox: stopped' "$dir/build.log" | head -c 200)
+        for s in $stages; do score "$s" build "does not compile: $why"; done
         return
     fi
     local script="" k=0 c
@@ -105,11 +121,19 @@ grade_lab() { # SUBMISSION NAME LAB: one lab of one submission, into OUT/NAME/LA
         k=$((k + 1))
         script+="mkdir -p results/$k && ./$bin once=1 dump=results/$k n=${c%%:*} block=${c##*:} seed=$seed;"
     done
-    tools/sandbox.sh "$work" "${GRADE_RUN_SECONDS:-900}" "${hide[@]}" -- sh -c "$script" 2>&1 |
+    SANDBOX_KEEP=results tools/sandbox.sh "$work" "${GRADE_RUN_SECONDS:-900}" "${hide[@]}" -- sh -c "$script" 2>&1 |
         head -c 200000 > "$dir/run.log"
     case ${PIPESTATUS[0]} in
     124 | 137) printf 'the run was stopped after %s s; ' "${GRADE_RUN_SECONDS:-900}" > "$dir/stopped" ;;
+    125) printf 'the run was stopped for holding more than %s MiB; ' "${SANDBOX_MEM_MB:-2048}" > "$dir/stopped" ;;
     esac
+    # only plain files are judged: a link could point at another's results,
+    # a pipe would stall the judge
+    if [ -n "$(find "$work/results" ! -type d ! -type f -print -quit 2> /dev/null)" ]; then
+        for s in $stages; do score "$s" violation "its results hold a link or a special file"; done
+        rm -rf "$work"
+        return
+    fi
     # judged here, by the grader's binary
     k=0
     : > "$dir/judge.log"
@@ -156,5 +180,5 @@ export -f grade_one grade_lab cases points first_wrong frame
 export build out here submissions seed weights
 export LABS_LIST="${labs[*]}"
 find "$submissions" -mindepth 1 -maxdepth 1 -type d -print0 | sort -z |
-    xargs -0 -r -P "$jobs" -I{} bash -c 'labs=($LABS_LIST); grade_one "$1"' _ {}
+    xargs -0 -r -P "$jobs" -I{} bash -c 'labs=($LABS_LIST); grade_one "$1"' _ {} 9>&-
 tools/grade-report.sh "$out" "${labs[@]}"

@@ -1,18 +1,29 @@
 #!/usr/bin/env bash
-# sandbox.sh WORK SECONDS HIDE... -- COMMAND...: run COMMAND, untrusted, with
-# WORK (a folder) as its only writable place, seen inside as /tmp/sandbox
-# (its working directory).
+# sandbox.sh WORK SECONDS HIDE... -- COMMAND...: run COMMAND, untrusted, in a
+# copy of WORK (a folder) seen inside as /tmp/sandbox, its working
+# directory. When it ends, what the copy then holds at each of the paths
+# SANDBOX_KEEP names (relative to WORK, split at spaces) replaces what WORK
+# holds there; without SANDBOX_KEEP, the whole copy replaces WORK's contents.
 #
-# Plain Linux namespaces, through util-linux's unshare (no package to add):
-# a user namespace (root inside, the grader's unprivileged user outside), a
-# mount namespace where every file system is read-only but WORK and a fresh
-# /tmp and /dev/shm, each HIDE folder covered by an empty one (the grader's
-# checkout, the other submissions), no network, and a PID namespace of its
-# own, so that a kill(-1) or a fork bomb stays inside and every process dies
-# with it. Limits: SECONDS of wall time, then KILL; SANDBOX_PROCS processes
-# (default 256, counted for the grader's user), SANDBOX_FILE_MB per file
-# written (default 256). Where user namespaces are refused it says so once
-# on stderr and runs COMMAND with the limits alone (SANDBOX=none forces it).
+# Plain Linux namespaces, through util-linux's unshare and setpriv (nothing
+# to install). A user namespace makes the grader's user root inside; a mount
+# namespace shows every file system read-only, each HIDE folder (the
+# grader's checkout, the other submissions) covered by an empty one, and a
+# fresh /tmp; there is no network; a PID namespace of its own keeps a
+# kill(-1) or a fork bomb inside, and every process dies with it. COMMAND
+# runs chrooted there with no capabilities at all, so it can neither leave
+# the chroot, nor mount, nor look through /proc/1 at the supervisor, which
+# alone sees the real file system.
+#
+# Limits, each ending the whole namespace with a line "sandbox: stopped: ..."
+# on stderr: SECONDS of wall time (exit 124); SANDBOX_MEM_MB of memory held
+# by all its processes together (default 2048; exit 125), read five times a
+# second, so a burst between two readings can pass it briefly; the copy is
+# a tmpfs of SANDBOX_DISK_MB (default 1024): a full one fails writes, not
+# the grader's disk. Also SANDBOX_PROCS processes (default 256, counted for
+# the grader's user) and SANDBOX_FILE_MB a file (default 256). Where user
+# namespaces are refused it says so once on stderr and runs COMMAND in WORK
+# with the time, process and file limits alone (SANDBOX=none forces it).
 set -u
 work=$1 seconds=$2
 shift 2
@@ -27,12 +38,13 @@ if [ "${SANDBOX:-}" = none ] || ! unshare --user --map-root-user --mount --pid -
     cd "$work" && exec timeout -k 5 "$seconds" "${limits[@]}" "$@"
 fi
 
-# Inside: build the read-only view, then chroot into it and drop nothing
-# more (root in a user namespace owns nothing outside it).
-inside='
+# The supervisor: PID 1 of the namespace, which the command's processes
+# cannot signal. It builds the view, starts COMMAND in it, watches time and
+# memory, and copies the result back.
+supervise='
 set -e
+work=$1 seconds=$2 mem_mb=$3 disk_mb=$4 keep=$5 nhide=$6; shift 6
 root=$(mktemp -d)
-work=$1 seconds=$2 nhide=$3; shift 3
 mount --make-rprivate /
 mount --rbind / "$root"
 # every mount read-only, the top and those beneath it
@@ -42,15 +54,45 @@ done
 mount -t proc proc "$root/proc"
 mount -t tmpfs -o size=512m tmpfs "$root/tmp"
 mount -t tmpfs -o size=64m tmpfs "$root/dev/shm"
-mkdir -p "$root/tmp/sandbox"
-mount --bind "$work" "$root/tmp/sandbox"
+mkdir "$root/tmp/sandbox"
+mount -t tmpfs -o size="$disk_mb"m tmpfs "$root/tmp/sandbox"
+cp -a "$work/." "$root/tmp/sandbox/"
 for _ in $(seq "$nhide"); do
     [ -d "$root$1" ] && mount -t tmpfs -o ro,size=4k tmpfs "$root$1"
     shift
 done
-exec chroot "$root" /bin/sh -c "cd /tmp/sandbox && exec \"\$@\"" sh "$@"
+set +e
+chroot "$root" setpriv --bounding-set=-all --inh-caps=-all --ambient-caps=-all --no-new-privs \
+    -- /bin/sh -c "cd /tmp/sandbox && exec \"\$@\"" sh "$@" &
+command=$!
+exec 3>&2 2> /dev/null # quiet: bash notices of dead jobs; the command keeps its stderr
+stop= status=
+end=$((SECONDS + seconds))
+while kill -0 "$command" 2> /dev/null; do
+    used=$(cat "$root"/proc/[0-9]*/status 2> /dev/null | awk "/^VmRSS:/ { kb += \$2 } END { print int(kb / 1024) }")
+    if [ "${used:-0}" -gt "$mem_mb" ]; then
+        stop="its processes held more than $mem_mb MiB of memory" status=125; break
+    elif [ "$SECONDS" -ge "$end" ]; then
+        stop="still running after $seconds s" status=124; break
+    fi
+    sleep 0.2
+done
+kill -KILL -1 2> /dev/null
+wait "$command"
+code=$?
+if [ -n "$stop" ]; then echo "sandbox: stopped: $stop" >&3
+else status=$code; [ "$code" -le 128 ] || echo "sandbox: killed by signal $((code - 128)) ($(kill -l "$code"))" >&3; fi
+[ -n "$keep" ] || { find "$work" -mindepth 1 -delete && cp -a "$root/tmp/sandbox/." "$work/"; }
+for kept in $keep; do
+    rm -rf "${work:?}/$kept"
+    [ ! -e "$root/tmp/sandbox/$kept" ] && [ ! -L "$root/tmp/sandbox/$kept" ] ||
+        cp -a "$root/tmp/sandbox/$kept" "$work/$kept"
+done
+exit "$status"
 '
 work=$(cd "$work" && pwd)
-exec timeout -k 5 "$seconds" "${limits[@]}" \
+keep=${SANDBOX_KEEP:-}
+exec timeout -k 5 $((seconds + 120)) "${limits[@]}" \
     unshare --user --map-root-user --mount --pid --fork --net --ipc --uts --kill-child \
-    bash -c "$inside" sandbox "$work" "$seconds" "${#hide[@]}" "${hide[@]}" "$@"
+    bash -c "$supervise" sandbox "$work" "$seconds" "${SANDBOX_MEM_MB:-2048}" \
+    "${SANDBOX_DISK_MB:-1024}" "$keep" "${#hide[@]}" "${hide[@]}" "$@"

@@ -43,6 +43,44 @@ submit kills-all "$(escape '#include <signal.h>
 __attribute__((constructor)) static void evil() { kill(-1, SIGKILL); kill(0, SIGKILL); }')"
 submit hangs "$(escape '__attribute__((constructor)) static void evil() { for (volatile int x = 0;;) x++; }')"
 submit reads-solution "$(escape "#include \"$(pwd)/solutions/map/map.cu\"")"
+# out of the chroot (root may chroot again, then climb), or through the
+# supervisor's view in /proc/1, to the grader's tree
+submit escapes "$(escape "#include <stdio.h>
+#include <unistd.h>
+#include <sys/stat.h>
+__attribute__((constructor)) static void evil() {
+    const char *t[] = {\"$(pwd)/common/testing.c\", \"/proc/1/root$(pwd)/common/testing.c\"};
+    mkdir(\"up\", 0755);
+    if (chroot(\"up\") == 0) { for (int k = 0; k < 64; k++) chdir(\"..\"); chroot(\".\"); }
+    for (int k = 0; k < 2; k++) { FILE *f = fopen(t[k], \"a\"); if (f) { fputs(\"/* out */\", f); fclose(f); } }
+    chdir(\"/tmp/sandbox\");
+}")"
+# results the judge must not follow: a link to another file, a pipe
+submit plants-links "$(escape '#include <sys/stat.h>
+#include <unistd.h>
+__attribute__((constructor)) static void evil() {
+    mkdir("results", 0755); mkdir("results/1", 0755);
+    symlink("/etc/hostname", "results/1/out.bin"); mkfifo("results/1/in.bin", 0644);
+}')"
+submit hogs-memory "$(escape '#include <stdlib.h>
+#include <string.h>
+__attribute__((constructor)) static void evil() {
+    for (int k = 0; k < 64; k++) { char *p = (char *)malloc(64 << 20); if (p) memset(p, 1, 64 << 20); }
+}')"
+submit fills-disk "$(escape '#include <stdio.h>
+#include <stdlib.h>
+__attribute__((constructor)) static void evil() {
+    static char mb[1 << 20];
+    char name[32];
+    for (int k = 0; k < 3000; k++) {
+        snprintf(name, sizeof name, "junk%d", k);
+        FILE *f = fopen(name, "w");
+        if (!f) break;
+        size_t m = 0;
+        while (m < 64 && fwrite(mb, 1, sizeof mb, f) == sizeof mb) m++;
+        if (fclose(f) != 0 || m < 64) break;
+    }
+}')"
 # the stage table is outside the TODO regions: pointing every stage at stage 1
 sed 's/^\(    {"[0-9ab]*", "[^"]*", \)map_stage[0-9ab]*}/\1map_stage1}/' "$good" > "$class/table.cu"
 mkdir -p "$class/changes-table/labs/map" && awk '
@@ -51,7 +89,7 @@ mkdir -p "$class/changes-table/labs/map" && awk '
     "$class/table.cu" > "$class/changes-table/labs/map/map.cu"
 
 before=$(git status --porcelain; find common tests tools labs Makefile -type f -exec md5sum {} + | sort)
-GRADE_RUN_SECONDS=30 SEED=7 make --no-print-directory grade SUBMISSIONS="$class" OUT="$out" LAB=map EMU=1
+GRADE_RUN_SECONDS=30 SANDBOX_MEM_MB=1024 SANDBOX_DISK_MB=512 SEED=7 make --no-print-directory grade SUBMISSIONS="$class" OUT="$out" LAB=map EMU=1
 after=$(git status --porcelain; find common tests tools labs Makefile -type f -exec md5sum {} + | sort)
 
 status=0
@@ -70,13 +108,42 @@ expect "$(name 'good one')" 5
 expect "$(name "it's \`date\` \$(id)")" 5
 expect skeleton 0
 expect rewrites-grader 5 # its writes fail; its kernels are right
-for attack in fakes-summary kills-all hangs reads-solution; do expect $attack 0; done
+expect escapes 5 # it stays inside; its kernels are right
+for attack in fakes-summary kills-all hangs reads-solution plants-links hogs-memory fills-disk; do
+    expect $attack 0
+done
+reason() { # NAME TEXT: the grade gives TEXT as its reason
+    grep -q "$2" "$out/$1/map/score.tsv" ||
+        { echo "grade-test: $1: its reason does not say '$2'"; status=1; }
+}
+reason hangs 'stopped after 30 s'
+reason hogs-memory 'more than 1024 MiB'
+reason plants-links 'a link or a special file'
+reason fills-disk 'no result'
+
 expect changes-table 1
 grep -q "frame changed" "$out"/changes-table/map/frame.note 2> /dev/null ||
     { echo "grade-test: changes-table: the changed stage table was not reported"; status=1; }
 [ "$before" = "$after" ] || { echo "grade-test: the grader's tree changed"; status=1; }
 grep -q '"score": 5,' "$out/$(name 'good one')/results.json" &&
-    [ "$(grep -c '<testcase ' "$out/junit.xml")" = 45 ] && grep -q '^"good one",5,5,5$' "$out/grades.csv" ||
+    [ "$(grep -c '<testcase ' "$out/junit.xml")" = $(( $(find "$class" -mindepth 1 -maxdepth 1 -type d | wc -l) * 5 )) ] && grep -q '^"good one",5,5,5$' "$out/grades.csv" ||
     { echo "grade-test: results.json, junit.xml or grades.csv do not say what the scores say"; status=1; }
+
+# Two gradings at once in one checkout, in two OUTs, of two submissions of
+# the same name: each gets its own grade. A third in a busy OUT is refused.
+mkdir -p "$class/one/same/labs/map" "$class/two/same/labs/map"
+cp "$good" "$class/one/same/labs/map/map.cu" && cp labs/map/map.cu "$class/two/same/labs/map/"
+for k in one two; do
+    SEED=7 make --no-print-directory grade SUBMISSIONS="$class/$k" OUT="$out/$k" LAB=map EMU=1 > "$out/$k.log" 2>&1 &
+done
+wait
+grep -q '^grade: same: 5 of 5$' "$out/one.log" && grep -q '^grade: same: 0 of 5$' "$out/two.log" ||
+    { echo "grade-test: two gradings at once mixed their submissions up"; status=1; }
+if flock -n "$out/one/.lock" make --no-print-directory grade SUBMISSIONS="$class/one" OUT="$out/one" \
+        LAB=map EMU=1 2>&1 | grep -q 'another make grade is writing'; then
+    echo "grade-test: two gradings at once: each its own; a third in the same OUT refused"
+else
+    echo "grade-test: a grading into a busy OUT was not refused"; status=1
+fi
 [ $status = 0 ] && echo "grade-test: every attack failed"
 exit $status
