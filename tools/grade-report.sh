@@ -28,6 +28,7 @@ csv=$out/grades.csv md=$out/summary.md
     echo
     echo "$(($(wc -l < "$csv") - 1)) submissions, labs: $*. Each stage scores its points only if"
     echo "every case of it was judged right by the grader's own binary (tools/grade.sh)."
+    cat "$out/.how"
     echo
     for name in $(sort "$out/.graded"); do d=$out/$name
         [ -f "$d/${1}/score.tsv" ] || continue
@@ -45,12 +46,13 @@ csv=$out/grades.csv md=$out/summary.md
 # Gradescope: {"score", "tests": [{"name", "score", "max_score", "output"}]}
 for name in $(sort "$out/.graded"); do d=$out/$name
     [ -f "$d/${1}/score.tsv" ] || continue
-    for lab in "$@"; do cat "$d/$lab/score.tsv"; done | awk -F'\t' '
+    for lab in "$@"; do cat "$d/$lab/score.tsv"; done | awk -F'\t' -v how="$(cat "$out/.how")" '
         function json(s) { gsub(/\\/, "\\\\", s); gsub(/"/, "\\\"", s); gsub(/\t/, " ", s); return "\"" s "\"" }
         { t += $3; tests = tests (NR > 1 ? ",\n    " : "    ") \
               sprintf("{\"name\": %s, \"score\": %s, \"max_score\": %s, \"output\": %s}",
                       json($1 " stage " $2), $3, $4, json($5)) }
-        END { printf "{\n  \"score\": %s,\n  \"tests\": [\n%s\n  ]\n}\n", t + 0, tests }' \
+        END { printf "{\n  \"score\": %s,\n  \"output\": %s,\n  \"tests\": [\n%s\n  ]\n}\n",
+                    t + 0, json(how), tests }' \
         > "$d/results.json"
 done
 {

@@ -56,6 +56,17 @@ rm -rf "$out/.pristine/solutions" "$out/.pristine/results"
 [ -z "$(git status --porcelain -- common tests tools labs Makefile 2> /dev/null)" ] ||
     echo "grade: this checkout has uncommitted changes; grading uses the committed tree ($(git rev-parse --short HEAD))"
 
+# Where the kernels ran, for every report.
+if [ "$EMU" = 1 ]; then
+    where="under the CPU emulation (EMU=1): no GPU ran them"
+    make --no-print-directory -s need-nvcc > /dev/null 2>&1 &&
+        where+="; nvcc compile-checked each submission's kernels"
+else
+    where="on $(nvidia-smi --query-gpu=name --format=csv,noheader 2> /dev/null | head -n 1)"
+fi
+printf 'Graded %s at commit %s, seed %s, kernels run %s.\n' "$(date -u '+%Y-%m-%d %H:%M UTC')" \
+    "$(git rev-parse --short HEAD)" "$seed" "$where" > "$out/.how"
+
 # The judges: this checkout's own binaries, built from the solutions.
 echo "grade: building the judges (EMU=$EMU, seed $seed)"
 : > "$out/judges.log"

@@ -2,8 +2,10 @@
 # grade-test.sh: make grade against a hostile class. Each submission below
 # attacks the grader from inside map's stage 1 launcher (the one place a
 # submission's code is used), and must change no grade but its own, not the
-# grader's tree, nor another submission. Runs under EMU=1, no GPU needed.
+# grader's tree, nor another submission. Runs under EMU=1, no GPU needed
+# (EMU=0 on a GPU).
 set -u
+emu=${EMU:-1}
 cd "$(dirname "$0")/../.."
 class=$(mktemp -d "${TMPDIR:-/tmp}/class.XXXXXX") out=$(mktemp -d "${TMPDIR:-/tmp}/grades.XXXXXX")
 [ -n "${KEEP:-}" ] || trap 'rm -rf "$class" "$out"' EXIT
@@ -89,7 +91,7 @@ mkdir -p "$class/changes-table/labs/map" && awk '
     "$class/table.cu" > "$class/changes-table/labs/map/map.cu"
 
 before=$(git status --porcelain; find common tests tools labs Makefile -type f -exec md5sum {} + | sort)
-GRADE_RUN_SECONDS=30 SANDBOX_MEM_MB=1024 SANDBOX_DISK_MB=512 SEED=7 make --no-print-directory grade SUBMISSIONS="$class" OUT="$out" LAB=map EMU=1
+GRADE_RUN_SECONDS=30 SANDBOX_MEM_MB=1024 SANDBOX_DISK_MB=512 SEED=7 make --no-print-directory grade SUBMISSIONS="$class" OUT="$out" LAB=map EMU="$emu"
 after=$(git status --porcelain; find common tests tools labs Makefile -type f -exec md5sum {} + | sort)
 
 status=0
@@ -134,13 +136,13 @@ grep -q '"score": 5,' "$out/$(name 'good one')/results.json" &&
 mkdir -p "$class/one/same/labs/map" "$class/two/same/labs/map"
 cp "$good" "$class/one/same/labs/map/map.cu" && cp labs/map/map.cu "$class/two/same/labs/map/"
 for k in one two; do
-    SEED=7 make --no-print-directory grade SUBMISSIONS="$class/$k" OUT="$out/$k" LAB=map EMU=1 > "$out/$k.log" 2>&1 &
+    SEED=7 make --no-print-directory grade SUBMISSIONS="$class/$k" OUT="$out/$k" LAB=map EMU="$emu" > "$out/$k.log" 2>&1 &
 done
 wait
 grep -q '^grade: same: 5 of 5$' "$out/one.log" && grep -q '^grade: same: 0 of 5$' "$out/two.log" ||
     { echo "grade-test: two gradings at once mixed their submissions up"; status=1; }
 if flock -n "$out/one/.lock" make --no-print-directory grade SUBMISSIONS="$class/one" OUT="$out/one" \
-        LAB=map EMU=1 2>&1 | grep -q 'another make grade is writing'; then
+        LAB=map EMU="$emu" 2>&1 | grep -q 'another make grade is writing'; then
     echo "grade-test: two gradings at once: each its own; a third in the same OUT refused"
 else
     echo "grade-test: a grading into a busy OUT was not refused"; status=1
