@@ -35,10 +35,15 @@ exec 9> "$out/.lock"
 flock -n 9 || { echo "grade: another make grade is writing to $out: wait for it, or give another OUT="; exit 1; }
 
 # The sizes each stage is judged at: awkward ones, and the block sizes the
-# tests use; a matrix lab's as ROWSxCOLS.
+# tests use; a matrix lab's as ROWSxCOLS. Radix's largest is smaller: its
+# 32 one-bit passes made it half of a submission's time, and 30011 keys
+# still span two tiles or more at every block size.
 cases() {
-    if [ "$1" = transpose ]; then echo "1x1:256 31x33:256 1000x999:256 33x1025:256 1000x999:1024"
-    else echo "1:256 33:256 1025:256 100003:256 100003:32 100003:1024"; fi
+    case $1 in
+    transpose) echo "1x1:256 31x33:256 1000x999:256 33x1025:256 1000x999:1024" ;;
+    radix) echo "1:256 33:256 1025:256 30011:256 30011:32 30011:1024" ;;
+    *) echo "1:256 33:256 1025:256 100003:256 100003:32 100003:1024" ;;
+    esac
 }
 
 # A stage's points: the weights file's "lab stage points", else 1.
@@ -48,15 +53,8 @@ points() {
     echo "${p:-1}"
 }
 
-# The pristine tree each submission is built in: the committed files, less
-# the solutions. Uncommitted changes here are not graded with.
-rm -rf "$out/.pristine" "$out/.work" "$out/.graded" && mkdir -p "$out/.pristine" &&
-    git archive --format=tar HEAD | tar -x -C "$out/.pristine" || exit 1
-rm -rf "$out/.pristine/solutions" "$out/.pristine/results"
-[ -z "$(git status --porcelain -- common tests tools labs Makefile 2> /dev/null)" ] ||
-    echo "grade: this checkout has uncommitted changes; grading uses the committed tree ($(git rev-parse --short HEAD))"
-
 # Where the kernels ran, for every report.
+commit=$(git rev-parse --short HEAD 2> /dev/null) || commit="none (no git checkout)"
 if [ "$EMU" = 1 ]; then
     where="under the CPU emulation (EMU=1): no GPU ran them"
     make --no-print-directory -s need-nvcc > /dev/null 2>&1 &&
@@ -65,25 +63,44 @@ else
     where="on $(nvidia-smi --query-gpu=name --format=csv,noheader 2> /dev/null | head -n 1)"
 fi
 printf 'Graded %s at commit %s, seed %s, kernels run %s.\n' "$(date -u '+%Y-%m-%d %H:%M UTC')" \
-    "$(git rev-parse --short HEAD)" "$seed" "$where" > "$out/.how"
+    "$commit" "$seed" "$where" > "$out/.how"
+rm -rf "$out/.work" "$out/.graded"
 
-# The judges: this checkout's own binaries, built from the solutions.
-echo "grade: building the judges (EMU=$EMU, seed $seed)"
-: > "$out/judges.log"
-mkdir -p "$build"
-for lab in "${labs[@]}"; do # (two gradings at once build them in turn)
-    flock "$build/.judges.lock" make --no-print-directory EMU="$EMU" SOLUTION=1 LAB="$lab" \
-        "$build/solutions/$lab/run" >> "$out/judges.log" 2>&1 9>&- ||
-        { echo "grade: the judges do not build: see $out/judges.log"; exit 1; }
-done
-# Every object but the student's, built once in the pristine tree from its
-# skeletons, so that a submission's build compiles only its own file.
-echo "grade: building the skeletons, which each submission's build starts from"
-for lab in "${labs[@]}"; do
-    make -C "$out/.pristine" --no-print-directory EMU="$EMU" LAB="$lab" "$build/labs/$lab/run" \
-        >> "$out/judges.log" 2>&1 9>&- ||
-        { echo "grade: the skeletons do not build: see $out/judges.log"; exit 1; }
-done
+# What every grading of this tree shares, made once and kept in the build
+# folder (two gradings at once take turns): the judges, this checkout's own
+# binaries built from the solutions; and the pristine tree each submission
+# is built in, the committed files less the solutions (where this is no git
+# checkout, as in an autograder's copy, the files as they are), with every
+# object but the student's built from its skeletons, so that a submission's
+# build compiles only its own file.
+pristine=$here/$build/pristine
+prepare() {
+    local tree
+    tree=$(if [ "$commit" = "${commit#none}" ]; then git rev-parse HEAD; else
+        find common tests tools labs Makefile -type f -print0 | sort -z | xargs -0 md5sum | md5sum; fi)
+    if [ "$(cat "$pristine/.tree" 2> /dev/null)" != "$tree" ]; then
+        echo "grade: making the pristine tree, and its skeletons' objects"
+        rm -rf "$pristine" && mkdir -p "$pristine" || return 1
+        if [ "$commit" = "${commit#none}" ]; then
+            git archive --format=tar HEAD | tar -x -C "$pristine" || return 1
+        else
+            tar -c --exclude=./build --exclude=./solutions --exclude=./backups \
+                --exclude="./${out#"$here"/}" . | tar -x -C "$pristine" || return 1
+        fi
+        rm -rf "$pristine/solutions" "$pristine/results"
+    fi
+    echo "grade: building the judges and the skeletons (EMU=$EMU, seed $seed)"
+    for lab in "${labs[@]}"; do
+        make --no-print-directory EMU="$EMU" SOLUTION=1 LAB="$lab" "$build/solutions/$lab/run" &&
+            make -C "$pristine" --no-print-directory EMU="$EMU" LAB="$lab" "$build/labs/$lab/run" || return 1
+    done >> "$out/judges.log" 2>&1
+    echo "$tree" > "$pristine/.tree"
+}
+[ "$commit" = "${commit#none}" ] && [ -n "$(git status --porcelain -- common tests tools labs Makefile)" ] &&
+    echo "grade: this checkout has uncommitted changes; grading uses the committed tree ($commit)"
+mkdir -p "$build" && : > "$out/judges.log"
+{ flock 8 && prepare; } 8> "$build/.grade.lock" 9>&- < /dev/null ||
+    { echo "grade: the judges or the skeletons do not build: see $out/judges.log"; exit 1; }
 
 # A file's frame: the file without the code of its TODO regions.
 frame() { awk -v frame=1 -f tools/splice.awk "$1" /dev/null | sed -E 's/[ -]*$//'; }
@@ -104,15 +121,15 @@ grade_lab() { # SUBMISSION NAME LAB: one lab of one submission, into OUT/NAME/LA
         for s in $stages; do score "$s" missing "no labs/$lab/$lab.cu in the submission"; done
         return
     fi
-    rm -rf "$work" && mkdir -p "$work" && cp -a "$out/.pristine/." "$work/"
+    rm -rf "$work" && mkdir -p "$work" && cp -a "$pristine/." "$work/"
     # the student's regions into the grader's frame
     diff -u <(frame "$work/labs/$lab/$lab.cu") <(frame "$src") > "$dir/frame.diff"
-    if ! awk -f tools/splice.awk "$src" "$out/.pristine/labs/$lab/$lab.cu" \
+    if ! awk -f tools/splice.awk "$src" "$pristine/labs/$lab/$lab.cu" \
             > "$work/labs/$lab/$lab.cu" 2> "$dir/splice.log"; then
         for s in $stages; do score "$s" structure "$(head -c 300 "$dir/splice.log")"; done
         return
     fi
-    diff -u "$out/.pristine/labs/$lab/$lab.cu" "$work/labs/$lab/$lab.cu" > "$dir/diff-skeleton.diff"
+    diff -u "$pristine/labs/$lab/$lab.cu" "$work/labs/$lab/$lab.cu" > "$dir/diff-skeleton.diff"
     diff -u "$here/solutions/$lab/$lab.cu" "$work/labs/$lab/$lab.cu" > "$dir/diff-solution.diff"
     # build and run, untrusted
     local hide=("$here" "$submissions" "$out")
@@ -188,8 +205,12 @@ grade_one() { # SUBMISSION: every lab, one after another
     echo "grade: $base: $(awk -F'\t' '{ t += $3; m += $4 } END { print t " of " m }' "$out/$name"/*/score.tsv)"
 }
 export -f grade_one grade_lab cases points first_wrong frame
-export build out here submissions seed weights
+export build out here submissions seed weights pristine
 export LABS_LIST="${labs[*]}"
+if [ -z "$(find "$submissions" -mindepth 1 -maxdepth 1 -type d -print -quit)" ]; then
+    echo "grade: no submission folders in $submissions; the judges and the pristine tree are ready"
+    exit 0
+fi
 find "$submissions" -mindepth 1 -maxdepth 1 -type d -print0 | sort -z |
     xargs -0 -r -P "$jobs" -I{} bash -c 'labs=($LABS_LIST); grade_one "$1"' _ {} 9>&-
 tools/grade-report.sh "$out" "${labs[@]}"

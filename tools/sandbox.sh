@@ -21,9 +21,12 @@
 # second, so a burst between two readings can pass it briefly; the copy is
 # a tmpfs of SANDBOX_DISK_MB (default 1024): a full one fails writes, not
 # the grader's disk. Also SANDBOX_PROCS processes (default 256, counted for
-# the grader's user) and SANDBOX_FILE_MB a file (default 256). Where user
-# namespaces are refused it says so once on stderr and runs COMMAND in WORK
-# with the time, process and file limits alone (SANDBOX=none forces it).
+# the grader's user) and SANDBOX_FILE_MB a file (default 256).
+#
+# Where user namespaces are refused (SANDBOX=none acts so), it says so on
+# stderr and runs COMMAND in WORK itself with the time, process and file
+# limits alone: as root (a container), under a user id of its own that owns
+# WORK and nothing else; as another user, with that user's rights.
 set -u
 work=$1 seconds=$2
 shift 2
@@ -34,7 +37,18 @@ procs=$(( $(ps -u "$(id -u)" --no-headers | wc -l) + ${SANDBOX_PROCS:-256} ))
 limits=(prlimit --nproc="$procs" --fsize=$(( ${SANDBOX_FILE_MB:-256} << 20 )) --core=0)
 
 if [ "${SANDBOX:-}" = none ] || ! unshare --user --map-root-user --mount --pid --fork --net true 2> /dev/null; then
-    echo "sandbox: no user namespaces here: running without isolation (time and process limits only)" >&2
+    if [ "$(id -u)" = 0 ]; then
+        # root, as in a container that refuses namespaces: a user of its own
+        # (a number no other sandbox running now has), owning WORK alone
+        uid=$((200000 + $$))
+        echo "sandbox: no user namespaces here: running as user $uid, owner of its folder" \
+            "alone, with time, process and file limits (no memory or disk limit)" >&2
+        chown -R "$uid:$uid" "$work" && cd "$work" &&
+            exec timeout -k 5 "$seconds" "${limits[@]}" setpriv --reuid="$uid" --regid="$uid" \
+                --clear-groups --no-new-privs -- "$@"
+    fi
+    echo "sandbox: no user namespaces here: running without isolation, as this user (time," \
+        "process and file limits only): trust no grade of a hostile class made so" >&2
     cd "$work" && exec timeout -k 5 "$seconds" "${limits[@]}" "$@"
 fi
 
