@@ -41,10 +41,21 @@ ifneq ($(LAB),)
   endif
 endif
 
+# A student copy (make dist) has no solutions/. What needs them says so; its
+# make check is the student's: the harness, the emulation, every lab built.
+STUDENT_COPY := $(if $(wildcard solutions/*/*.cu),,1)
+FOR_INSTRUCTORS := skeletons check-skeletons prove mutants grade check-grade diff dist check-dist gradescope
+ifeq ($(STUDENT_COPY),1)
+  ifneq ($(filter $(FOR_INSTRUCTORS),$(MAKECMDGOALS))$(filter 1,$(SOLUTION)),)
+    $(error make $(or $(firstword $(filter $(FOR_INSTRUCTORS),$(MAKECMDGOALS))),test SOLUTION=1) \
+      is for instructors: it needs solutions/, which this student copy leaves out)
+  endif
+endif
+
 # Without a GPU, test and run fall back to the CPU emulation by themselves,
-# as check does; EMU=0 insists on a GPU.
+# as check does (in a student copy, check too); EMU=0 insists on a GPU.
 ifeq ($(origin EMU),undefined)
-  ifneq ($(filter test run build grade,$(MAKECMDGOALS)),)
+  ifneq ($(filter test run build grade $(if $(STUDENT_COPY),check),$(MAKECMDGOALS)),)
     ifeq ($(ARCH),)
       EMU := 1
       $(info No NVIDIA GPU here (nvidia-smi finds none): running on the CPU emulation, as EMU=1 does.)
@@ -319,19 +330,48 @@ grade:
 	folders (each with labs/<lab>/<lab>.cu)"; exit 1; }
 	@EMU=$(if $(filter 1,$(EMU)),1,0) tools/grade.sh "$(BUILD)" "$(SUBMISSIONS)" "$(or $(OUT),grades)" $(SELECTED)
 
-# The grader against a hostile class (tests/grade): about 1.5 minutes on 2 cores.
+# The grader against a hostile class, and as Gradescope runs it (tests/grade):
+# about 2.5 minutes on 2 cores.
 check-grade:
-	@tests/grade/grade-test.sh
+	+@tests/grade/grade-test.sh
+	+@tests/grade/gradescope-test.sh
+
+# The student copy: no solutions/, answers, grader or mutants (tools/dist.sh),
+# into DIST= (default build/dist).
+dist:
+	@tools/dist.sh "$(or $(DIST),build/dist)" $(WRITTEN)
+
+# Gradescope's autograder: build/gradescope/autograder.zip, this tree with
+# grading/gradescope's setup.sh and run_autograder at its top.
+gradescope:
+	@rm -rf build/gradescope && mkdir -p build/gradescope
+	@git archive --format=zip -o build/gradescope/autograder.zip HEAD
+	@cd grading/gradescope && zip -q ../../build/gradescope/autograder.zip setup.sh run_autograder
+	@echo "gradescope: build/gradescope/autograder.zip, to upload as a programming assignment's autograder"
+
+# The student copy checked as CI checks it: it builds, its make check passes,
+# its tests fail until a lab is done and pass once it is (tests/dist).
+check-dist:
+	+@tests/dist/dist-test.sh
 
 # ---- what students and instructors run -----------------------------------------
 .PHONY: help test run build skeletons check check-skeletons prove mutants diff handouts deps \
-        sanitize profile grade check-grade clean need-nvcc need-criterion need-pandoc FORCE
+        sanitize profile grade check-grade dist check-dist gradescope clean need-nvcc need-criterion need-pandoc FORCE
 
 build: $(BINARIES)
 
+# FORMAT=junit, json or tap: each lab's results also as Criterion writes
+# them, in $(BUILD)/reports/<lab>.xml, .json or .tap.
+FORMATS := junit json tap
+ifneq ($(filter test,$(MAKECMDGOALS)),)
+  ifneq ($(filter-out $(FORMATS),$(FORMAT)),)
+    $(error FORMAT=$(FORMAT): make test writes its results as junit (JUnit XML), json or tap)
+  endif
+endif
+
 test: $(BINARIES)
 	@$(CHOICES) WORKBOOK_MAKE_ARGS='$(MAKE_ARGS)' TESTFLAGS='$(TESTFLAGS)' EMU=$(EMU) \
-	 tools/test-labs.sh $(BUILD) $(TREE) $(SELECTED)
+	 FORMAT='$(FORMAT)' REPORTS='$(BUILD)/reports' tools/test-labs.sh $(BUILD) $(TREE) $(SELECTED)
 
 run: $(BINARIES)
 	@status=0; for lab in $(SELECTED); do \
@@ -354,6 +394,15 @@ check-skeletons: $(SKELETON_FILES)
 EMU_TEST = $(if $(filter 1,$(EMU)),$(BUILD)/emutest)
 RUN_EMU_TEST = $(if $(EMU_TEST),@echo "check: the CPU emulation's own tests:" && $(EMU_TEST) --short-filename)
 
+ifeq ($(STUDENT_COPY),1)
+check: $(BINARIES) $(BUILD)/selftest $(EMU_TEST)
+	@echo "check: built every lab: $(WRITTEN)"
+	@$(BUILD)/selftest --short-filename
+	$(RUN_EMU_TEST)
+	@if command -v pandoc > /dev/null; then $(MAKE) --no-print-directory handouts; \
+	 else echo "check: handouts not built: pandoc is missing (make deps installs it)"; fi
+	@echo "check: all is in place. Start with handouts/00-introduction.md, then make test LAB=map"
+else
 check: check-skeletons $(PROVEN) $(BUILD)/selftest $(BUILD)/probe $(EMU_TEST)
 	@echo "check: built the skeleton and the solution of: $(WRITTEN)"
 	@$(BUILD)/selftest --short-filename
@@ -364,6 +413,7 @@ check: check-skeletons $(PROVEN) $(BUILD)/selftest $(BUILD)/probe $(EMU_TEST)
 	  $(MAKE) --no-print-directory EMU=1 prove; fi
 	@if command -v pandoc > /dev/null; then $(MAKE) --no-print-directory handouts; \
 	 else echo "check: handouts not built: pandoc is missing (make deps installs it)"; fi
+endif
 
 # The tests' honesty, proven in this build: pass on solutions, fail on skeletons.
 prove: $(PROVEN) $(BUILD)/probe $(EMU_TEST)
@@ -435,7 +485,9 @@ help:
 	@echo "  EMU=1 runs the kernels on the CPU: no GPU or CUDA toolkit needed (the default"
 	@echo "        when no GPU is found; EMU=0 insists on one)"
 	@echo "  V=1 shows every compiler command; NO_COLOR=1 turns colour off"
-	@echo "  TESTFLAGS=--tap=results.tap (or --json=, --xml=, --verbose) for Criterion's own reports"
+	@echo "  FORMAT=junit (or json, tap): make test also writes each lab's results in that format,"
+	@echo "        as Criterion does, to $(BUILD)/reports/<lab>.xml (.json, .tap)"
+	@echo "  TESTFLAGS=--verbose (any of Criterion's own options) for the test binaries"
 	@echo
 	@echo "Instructors"
 	@echo "  make test SOLUTION=1     the same tests on the reference solutions"
@@ -444,6 +496,9 @@ help:
 	@echo "                           judged by this checkout's own binaries: grades/summary.md, .csv"
 	@echo "      OUT=grades WEIGHTS=grading/weights.txt JOBS=cores SEED=...   (LAB= some labs)"
 	@echo "  make check-grade          the grader against submissions built to attack it"
+	@echo "  make gradescope          Gradescope's autograder.zip: make grade on each upload, no GPU"
+	@echo "  make dist                the student copy: build/dist/gpu-workbook.tar.gz, without"
+	@echo "                           solutions, answers, grader or mutants (make check-dist tries it)"
 	@echo "  make diff LAB=map        a student's work: labs/ (or SUBMISSION=dir) against solutions/"
 	@echo "      AGAINST=skeleton                    against the untouched skeleton: what they wrote"
 	@echo "  make skeletons           regenerate labs/ from the STUDENT regions of solutions/"

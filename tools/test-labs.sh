@@ -5,18 +5,26 @@
 #
 # From make: SEED (one is drawn if empty), STAGE, VARIANT, N and BLOCK (the
 # tests read the first three, the table all five), EMU, TESTFLAGS
-# (Criterion's own options), WORKBOOK_MAKE_ARGS.
+# (Criterion's own options), WORKBOOK_MAKE_ARGS; FORMAT (junit, json or tap)
+# and REPORTS, the folder where each lab's report in that format goes.
 build=$1 tree=$2
 shift 2
 export SEED=${SEED:-$(( $(date +%s%N) / 1000 % 1000000 ))} STAGE VARIANT WORKBOOK_MAKE_ARGS
 summaries=$(mktemp -d "${TMPDIR:-/tmp}/workbook.XXXXXX")
 trap 'rm -rf "$summaries"' EXIT
 status=0
+case ${FORMAT:-} in # Criterion's option for it, and the file's extension
+junit) report=xml ;;
+json | tap) report=$FORMAT ;;
+*) report= ;;
+esac
+[ -z "$report" ] || mkdir -p "$REPORTS"
 for lab in "$@"; do
     # shellcheck disable=SC2086 # TESTFLAGS are words for Criterion
     WORKBOOK_SUMMARY=$summaries/$lab.summary WORKBOOK_PASSED=$summaries/$lab.passed \
-        "$build/$tree/$lab/test" $TESTFLAGS || status=1
+        "$build/$tree/$lab/test" $TESTFLAGS ${report:+"--$report=$REPORTS/$lab.$report"} || status=1
 done
+[ -z "$report" ] || echo "test: each lab's results as $FORMAT: $(printf "$REPORTS/%s.$report " "$@")"
 # A table shows what a GPU does with the stages that are right; under EMU=1
 # its times would be the CPU's, so it stays one `make run` away.
 if [ "$EMU" = 1 ]; then

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# gradescope-test.sh: the autograder of make gradescope, run as Gradescope
+# runs it, in a folder standing for /autograder: setup.sh once, then
+# run_autograder for each upload. Root in a container that refuses user
+# namespaces is tried too (SANDBOX=none). LAB=map alone, to stay short.
+set -u
+cd "$(dirname "$0")/../.."
+root=$(mktemp -d "${TMPDIR:-/tmp}/autograder.XXXXXX")
+[ -n "${KEEP:-}" ] || trap 'rm -rf "$root"' EXIT
+status=0
+fail() { echo "gradescope-test: $*"; status=1; }
+
+make --no-print-directory gradescope > /dev/null || exit 1
+mkdir "$root/source" && unzip -q build/gradescope/autograder.zip -d "$root/source" || exit 1
+AUTOGRADER_ROOT=$root LAB=map "$root/source/setup.sh" > "$root/setup.log" 2>&1 ||
+    { tail -5 "$root/setup.log"; fail "setup.sh fails"; exit 1; }
+
+upload() { # WHAT [ENV...]: grade the upload now in $root/submission; print its score
+    local what=$1
+    shift
+    rm -rf "$root/results"
+    env AUTOGRADER_ROOT="$root" LAB=map "$@" "$root/source/run_autograder" > "$root/$what.log" 2>&1 ||
+        fail "$what: run_autograder fails"
+    sed -n 's/^ *"score": \([0-9.]*\),*$/\1/p' "$root/results/results.json" 2> /dev/null | head -n 1
+}
+good=$root/good.cu
+awk -f tools/splice.awk <(sed -e 's|/\* STUDENT |/* TODO |; s|END STUDENT|END TODO|' solutions/map/map.cu) \
+    labs/map/map.cu > "$good"
+
+mkdir -p "$root/submission" && cp "$good" "$root/submission/map.cu"
+[ "$(upload "map.cu alone")" = 5 ] || fail "a finished map.cu, uploaded alone, did not score 5"
+rm -rf "$root/submission" && mkdir -p "$root/submission/labs/map" && cp labs/map/map.cu "$root/submission/labs/map/"
+[ "$(upload "the skeleton")" = 0 ] || fail "the skeleton did not score 0"
+if [ "$(id -u)" = 0 ]; then # the sandbox's fallback: a user of its own
+    cp "$good" "$root/submission/labs/map/map.cu"
+    [ "$(upload "without namespaces" SANDBOX=none)" = 5 ] &&
+        grep -q 'running as user' "$root/grading/grades/submission/map/run.log" ||
+        fail "as root without namespaces, a finished map did not score 5 as a user of its own"
+fi
+rm -rf "$root/submission" && mkdir -p "$root/submission"
+[ "$(upload "nothing")" = 0 ] && grep -q 'No lab file' "$root/results/results.json" ||
+    fail "an upload without a lab file was not told so"
+[ $status = 0 ] && echo "gradescope-test: setup.sh and run_autograder grade uploads as Gradescope runs them"
+exit $status
