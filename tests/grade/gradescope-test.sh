@@ -21,7 +21,7 @@ upload() { # WHAT [ENV...]: grade the upload now in $root/submission; print its 
     rm -rf "$root/results"
     env AUTOGRADER_ROOT="$root" LAB=map "$@" "$root/source/run_autograder" > "$root/$what.log" 2>&1 ||
         fail "$what: run_autograder fails"
-    sed -n 's/^ *"score": \([0-9.]*\),*$/\1/p' "$root/results/results.json" 2> /dev/null | head -n 1
+    grep -o '"score": [0-9.]*' "$root/results/results.json" 2> /dev/null | head -n 1 | sed 's/.*: //'
 }
 good=$root/good.cu
 awk -f tools/splice.awk <(sed -e 's|/\* STUDENT |/* TODO |; s|END STUDENT|END TODO|' solutions/map/map.cu) \
