@@ -122,6 +122,9 @@ else
   SELECTED := $(WRITTEN)
 endif
 
+# A value as one shell word, whatever it holds: 'it'\''s'.
+quote = '$(subst ','\'',$(1))'
+
 # Whose kernels: the student's labs/ (default), the reference (SOLUTION=1),
 # or another checkout's labs/ (SUBMISSION=path), graded with these tests.
 # MAKE_ARGS is what a reproduce line must repeat to test the same kernels.
@@ -130,12 +133,21 @@ ifeq ($(SOLUTION),1)
   SRC  := solutions
   MAKE_ARGS := SOLUTION=1
 else ifneq ($(SUBMISSION),)
-  TREE := submission
-  SRC  := $(SUBMISSION)/labs
-  MAKE_ARGS := SUBMISSION=$(SUBMISSION)
+  # Make cannot name a file whose path has a space or a quote, so the
+  # submission is reached through a link named by the checksum of its path,
+  # which also names its build: two submissions never share one.
+  ifeq ($(shell [ -d $(call quote,$(SUBMISSION)) ] && echo yes),)
+    $(error SUBMISSION=$(SUBMISSION) is not a folder)
+  endif
+  SUBMISSION_ID := $(firstword $(shell printf '%s' $(call quote,$(SUBMISSION)) | cksum))
+  SUBMISSION_LINK := build/submissions/$(SUBMISSION_ID)
+  $(shell mkdir -p build/submissions && ln -sfn "$$(cd $(call quote,$(SUBMISSION)) && pwd)" $(SUBMISSION_LINK))
+  TREE := submission-$(SUBMISSION_ID)
+  SRC  := $(SUBMISSION_LINK)/labs
+  MAKE_ARGS := SUBMISSION=$(call quote,$(SUBMISSION))
   MISSING := $(foreach l,$(SELECTED),$(if $(wildcard $(SRC)/$(l)/$(l).cu),,$(SRC)/$(l)/$(l).cu))
   ifneq ($(MISSING),)
-    $(error SUBMISSION=$(SUBMISSION) is not a workbook checkout: $(MISSING) is missing)
+    $(error SUBMISSION=$(SUBMISSION) is not a workbook checkout: $(patsubst $(SRC)/%,labs/%,$(MISSING)) is missing)
   endif
 else
   TREE := labs
@@ -144,7 +156,8 @@ endif
 
 # What the student chose reaches the tests and the driver alike, as
 # environment variables (an empty one means the default).
-CHOICES = N='$(N)' STAGE='$(STAGE)' VARIANT='$(VARIANT)' SEED='$(SEED)' BLOCK='$(BLOCK)'
+CHOICES = N=$(call quote,$(N)) STAGE=$(call quote,$(STAGE)) VARIANT=$(call quote,$(VARIANT)) \
+          SEED=$(call quote,$(SEED)) BLOCK=$(call quote,$(BLOCK))
 SHARED_CUH  := $(wildcard common/*.cuh $(FAMILY_DIRS:%=%/*.cuh))
 COMMON_H    := $(wildcard common/*.h common/emu/*.h $(FAMILY_DIRS:%=%/*.h)) $(SHARED_CUH)
 EMU_OBJS    := $(patsubst common/emu/%.cpp,$(BUILD)/common/emu/%.o,$(wildcard common/emu/*.cpp))
@@ -221,19 +234,19 @@ LAB_HEADERS = $(wildcard $(1)/$(2)/*.h) $(filter $(1)/$(2)/%.h,$(SKELETON_FILES)
 # holding the lab's sources, $(3) the lab. The tests and the harness are
 # always this checkout's; only the kernels come from the tree.
 define LAB_RULES
-$(BUILD)/$(1)/$(3)/$(3).o: $(2)/$(3)/$(3).cu $(call LAB_HEADERS,$(2),$(3)) $(COMMON_H) $(if $(filter submission,$(1)),FORCE) | $(CU_TOOL)
+$(BUILD)/$(1)/$(3)/$(3).o: $(2)/$(3)/$(3).cu $(call LAB_HEADERS,$(2),$(3)) $(COMMON_H) $(if $(filter submission-%,$(1)),FORCE) | $(CU_TOOL)
 	@mkdir -p $$(@D)
 	$(Q)$$(if $$(filter 1,$$(V)),$$(KERNEL_COMPILE) $$(if $$(NVCC_CHECK),&& $$(NVCC_CHECK)),$$(SHOW_KERNEL_COMPILE))
 
-$(BUILD)/$(1)/$(3)/%.o: tests/$(3)/%.c $(call LAB_HEADERS,$(2),$(3)) $(COMMON_H) $(if $(filter submission,$(1)),FORCE) | need-criterion
+$(BUILD)/$(1)/$(3)/%.o: tests/$(3)/%.c $(call LAB_HEADERS,$(2),$(3)) $(COMMON_H) $(if $(filter submission-%,$(1)),FORCE) | need-criterion
 	@mkdir -p $$(@D)
 	$(Q)$$(CC) $$(CFLAGS) $$(CPPFLAGS) -I$(2)/$(3) $$(CRITERION_CFLAGS) -c $$< -o $$@
 
-$(BUILD)/$(1)/$(3)/%.o: tests/$(3)/%.cu $(call LAB_HEADERS,$(2),$(3)) $(COMMON_H) $(if $(filter submission,$(1)),FORCE) | $(CU_TOOL)
+$(BUILD)/$(1)/$(3)/%.o: tests/$(3)/%.cu $(call LAB_HEADERS,$(2),$(3)) $(COMMON_H) $(if $(filter submission-%,$(1)),FORCE) | $(CU_TOOL)
 	@mkdir -p $$(@D)
 	$(Q)$$(CU_COMPILE) -I$(2)/$(3)
 
-$(BUILD)/$(1)/$(3)/%.o: common/%.c $(COMMON_H) $(if $(filter submission,$(1)),FORCE) | need-criterion
+$(BUILD)/$(1)/$(3)/%.o: common/%.c $(COMMON_H) $(if $(filter submission-%,$(1)),FORCE) | need-criterion
 	@mkdir -p $$(@D)
 	$(Q)$$(CC) $$(CFLAGS) $$(CPPFLAGS) $$(CRITERION_CFLAGS) -DLAB_SOURCE='"$(2)/$(3)/$(3).cu"' -c $$< -o $$@
 
@@ -250,7 +263,7 @@ $(foreach l,$(WRITTEN),$(eval $(call LAB_RULES,labs,labs,$(l))))
 $(foreach l,$(WRITTEN),$(eval $(call LAB_RULES,solutions,solutions,$(l))))
 $(foreach l,$(WRITTEN),$(eval $(call LAB_RULES,skeletons,$(SKELETONS),$(l))))
 ifneq ($(SUBMISSION),)
-$(foreach l,$(SELECTED),$(eval $(call LAB_RULES,submission,$(SUBMISSION)/labs,$(l))))
+$(foreach l,$(SELECTED),$(eval $(call LAB_RULES,$(TREE),$(SRC),$(l))))
 endif
 
 BINARIES = $(foreach l,$(SELECTED),$(BUILD)/$(TREE)/$(l)/test $(BUILD)/$(TREE)/$(l)/run)
@@ -370,7 +383,7 @@ ifneq ($(filter test,$(MAKECMDGOALS)),)
 endif
 
 test: $(BINARIES)
-	@$(CHOICES) WORKBOOK_MAKE_ARGS='$(MAKE_ARGS)' TESTFLAGS='$(TESTFLAGS)' EMU=$(EMU) \
+	@$(CHOICES) WORKBOOK_MAKE_ARGS=$(call quote,$(MAKE_ARGS)) TESTFLAGS=$(call quote,$(TESTFLAGS)) EMU=$(EMU) \
 	 FORMAT='$(FORMAT)' REPORTS='$(BUILD)/reports' tools/test-labs.sh $(BUILD) $(TREE) $(SELECTED)
 
 run: $(BINARIES)

@@ -10,9 +10,9 @@ function closes(line) { return line ~ /\/\* END TODO \*\// }
 function name(line) { sub(/[ \t-]*$/, "", line); sub(/^[ \t]*/, "", line); return line }
 
 FNR == NR {                        # the student's file
-    if (opens($0)) { region++; title[region] = name($0); state = "hint" }
+    if (opens($0)) { if (state == "code" && !unclosed) unclosed = region; region++; title[region] = name($0); state = "hint" }
     else if (state == "hint" && $0 ~ /\*\//) { state = "code"; if (frame) print; next }
-    else if (state == "code" && closes($0)) state = ""
+    else if (state == "code" && closes($0)) { state = ""; closed++ }
     else if (state == "code") { body[region] = body[region] $0 "\n"; next }
     if (frame) print
     next
@@ -26,6 +26,18 @@ frame { next }
 }
 END {
     if (frame) exit
+    if (state == "code" && !unclosed) unclosed = region
+    if (region && !closed) {
+        print "its TODO regions have no /* END TODO */ lines: it was made from a skeleton older than" \
+              " them. Copy each region's code into the current skeleton's (labs/)" > "/dev/stderr"
+        exit 2
+    }
+    if (unclosed) {
+        t = title[unclosed]; sub(/^\/\* /, "", t)
+        printf "TODO region %d (%s) has no /* END TODO */ line after it: put it back where" \
+               " the skeleton has it\n", unclosed, t > "/dev/stderr"
+        exit 2
+    }
     if (mismatch || k != region) {
         printf "the TODO regions of the submission (%d) do not pair with the skeleton's (%d)%s\n",
                region, k, mismatch ? sprintf(": region %d's first line differs", mismatch) : "" > "/dev/stderr"

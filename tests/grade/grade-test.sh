@@ -83,6 +83,8 @@ __attribute__((constructor)) static void evil() {
         if (fclose(f) != 0 || m < 64) break;
     }
 }')"
+# from a skeleton older than the END TODO lines: refused, saying so
+mkdir -p "$class/old-skeleton/labs/map" && grep -v 'END TODO' "$good" > "$class/old-skeleton/labs/map/map.cu"
 # the stage table is outside the TODO regions: pointing every stage at stage 1
 sed 's/^\(    {"[0-9ab]*", "[^"]*", \)map_stage[0-9ab]*}/\1map_stage1}/' "$good" > "$class/table.cu"
 mkdir -p "$class/changes-table/labs/map" && awk '
@@ -122,6 +124,8 @@ reason hangs 'stopped after 30 s'
 reason hogs-memory 'more than 1024 MiB'
 reason plants-links 'a link or a special file'
 reason fills-disk 'no result'
+expect old-skeleton 0
+reason old-skeleton 'older than them'
 
 expect changes-table 1
 grep -q "frame changed" "$out"/changes-table/map/frame.note 2> /dev/null ||

@@ -60,7 +60,8 @@ run_one() {
     local lab=$1 stage=$2 what=$3 edits=$4 expect=$5 known=$6 tool=$7
     [[ -z "${ONLY:-}" || "$stage | $what" =~ $ONLY ]] || return 0
     total=$((total + 1)) number=$((number + 1))
-    local dir=$work/$number log=$work/$number.log
+    # one folder for every mutant in turn, so they share one build folder
+    local dir=$work/planted log=$work/$number.log
     rm -rf "$dir" && mkdir -p "$dir/labs" && cp -r "solutions/$lab" "$dir/labs/"
     if ! apply "$edits" "$dir/labs/$lab/$lab.cu" 2> "$log"; then
         printf '%-18s %-4s %-44.44s %s\n' "$lab" "$stage" "$what" "DOES NOT APPLY"
