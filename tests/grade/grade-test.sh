@@ -13,13 +13,13 @@ good=$class/good.cu
 awk -f tools/splice.awk <(sed -e 's|/\* STUDENT |/* TODO |; s|END STUDENT|END TODO|' solutions/map/map.cu) \
     labs/map/map.cu > "$good"
 
-# submit NAME [CODE]: the full solution, with CODE put first in stage 1's
-# launcher, inside its TODO region; a name with a space, a quote or a
-# backtick grades like any.
+# submit NAME [CODE]: the full solution (or the file BASE names), with CODE
+# put first in stage 1's launcher, inside its TODO region; a name with a
+# space, a quote or a backtick grades like any.
 submit() {
     mkdir -p "$class/$1/labs/map"
     CODE=${2:-} awk '{ print } /^static void map_stage1\(/ { on = 1 }
-        on && /^[ \t]*\*\// { print ENVIRON["CODE"]; on = 0 }' "$good" > "$class/$1/labs/map/map.cu"
+        on && /^[ \t]*\*\// { print ENVIRON["CODE"]; on = 0 }' "${BASE:-$good}" > "$class/$1/labs/map/map.cu"
 }
 # escaping the launcher: hand over to the rest of it, close it, add what the
 # attack needs, and reopen the rest, so that stage 1 still works
@@ -83,6 +83,12 @@ __attribute__((constructor)) static void evil() {
         if (fclose(f) != 0 || m < 64) break;
     }
 }')"
+# what once made the test binary report every test passed, on the skeleton
+BASE=labs/map/map.cu submit defines-criterion "$(escape 'extern "C" int criterion_run_all_tests(void *set) { (void)set; return 1; }')"
+# a header of its own, which once set the tolerance the grader checked with
+submit own-header && printf '#error the grader used the submission'"'"'s header\n' > "$class/own-header/labs/map/map.h"
+# another lab than the one graded
+mkdir -p "$class/no-map/labs/reduce" && cp labs/reduce/reduce.cu "$class/no-map/labs/reduce/"
 # from a skeleton older than the END TODO lines: refused, saying so
 mkdir -p "$class/old-skeleton/labs/map" && grep -v 'END TODO' "$good" > "$class/old-skeleton/labs/map/map.cu"
 # the stage table is outside the TODO regions: pointing every stage at stage 1
@@ -126,6 +132,10 @@ reason plants-links 'a link or a special file'
 reason fills-disk 'no result'
 expect old-skeleton 0
 reason old-skeleton 'older than them'
+expect defines-criterion 0
+expect own-header 5 # the header is the grader's
+expect no-map 0
+reason no-map 'no labs/map/map.cu'
 
 expect changes-table 1
 grep -q "frame changed" "$out"/changes-table/map/frame.note 2> /dev/null ||
