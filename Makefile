@@ -423,12 +423,13 @@ check: check-skeletons $(PROVEN) $(BUILD)/selftest $(BUILD)/probe $(EMU_TEST)
 	@tools/prove.sh $(BUILD) $(WRITTEN)
 	@if [ "$(EMU)" != 1 ] && ! $(BUILD)/probe > /dev/null; then \
 	  echo "check: so proving the tests under the CPU emulation instead (EMU=1):"; \
-	  $(MAKE) --no-print-directory EMU=1 prove; fi
+	  $(MAKE) --no-print-directory EMU=1 NVCC_CHECK= prove; fi
 	@if command -v pandoc > /dev/null; then $(MAKE) --no-print-directory handouts; \
 	 else echo "check: handouts not built: pandoc is missing (make deps installs it)"; fi
 endif
 
 # The tests' honesty, proven in this build: pass on solutions, fail on skeletons.
+# (From check without a GPU, NVCC_CHECK= : nvcc has just compiled every file.)
 prove: $(PROVEN) $(BUILD)/probe $(EMU_TEST)
 	$(RUN_EMU_TEST)
 	@tools/prove.sh $(BUILD) $(WRITTEN)
