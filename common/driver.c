@@ -290,10 +290,13 @@ static const struct column run_columns_rate[] = {
     {"% copy", 6, false},  {"vs prev", 7, false}, {"vs CPU", 7, false},
     {"vs CPU+", 8, false}, {NULL, 0, false}};
 /* Under the emulation: the times are CPU times, and no rates or speedups
- * are shown, but it counts what a stage stores. */
+ * are shown, but it counts what a stage stores and how its warps reach
+ * memory (problem_count_accesses). */
 static const struct column emu_columns[] = {
-    {"stage", -6, false}, {"idea", -42, false}, {"check", -5, true},
-    {"time ms", 9, false}, {"writes/elem", 11, false}, {NULL, 0, false}};
+    {"stage", -6, false},    {"idea", -42, false}, {"check", -5, true},
+    {"time ms", 9, false},   {"writes/elem", 11, false}, {"sect/req", 8, false},
+    {"ideal", 5, false},     {"wavef/req", 9, false}, {"lanes %", 7, false},
+    {NULL, 0, false}};
 static const struct column *table_columns = run_columns;
 
 /* The run table's columns for this lab, chosen once before it is printed. */
@@ -359,11 +362,28 @@ struct row {
     const char *stage, *idea, *check, *colour;
     double ms, rate, gbps, share, vs_prev, vs_cpu, vs_cpu_plus; /* rate: G items/s */
     double writes; /* emulation: stores per output element */
+    const struct access_counts *counts; /* emulation: how its warps reach memory */
 };
+
+/* Per request, over the kinds from `first` to `last`: units (sectors or
+ * wavefronts), the ideal, or the share of lanes; "-" when none was made. */
+static const char *per_request(char *text, const struct access_counts *c, int first, int last,
+                               char what)
+{
+    double requests = 0, sum = 0;
+    for (int k = first; k <= last; k++) {
+        requests += c->requests[k];
+        sum += what == 'u' ? c->units[k] : what == 'i' ? c->ideal[k] : c->lanes[k];
+    }
+    if (requests == 0)
+        return "-";
+    return what == 'l' ? cell(text, "%.1f", 100 * sum / (32 * requests))
+                       : cell(text, "%.2f", sum / requests);
+}
 
 static void print_row(const struct row *r)
 {
-    char text[7][CELL];
+    char text[11][CELL];
     const char *cells[11] = {r->stage,
                              r->idea,
                              r->check,
@@ -373,8 +393,15 @@ static void print_row(const struct row *r)
                              times(text[3], r->vs_prev),
                              times(text[4], r->vs_cpu),
                              times(text[5], r->vs_cpu_plus)};
-    if (table_columns == emu_columns)
+    if (table_columns == emu_columns) {
+        static const struct access_counts none;
+        const struct access_counts *c = r->counts ? r->counts : &none;
         cells[4] = r->writes > 0 ? cell(text[1], "%.2f", r->writes) : "-";
+        cells[5] = per_request(text[2], c, GLOBAL_LOAD, GLOBAL_STORE, 'u');
+        cells[6] = per_request(text[3], c, GLOBAL_LOAD, GLOBAL_STORE, 'i');
+        cells[7] = per_request(text[4], c, SHARED_LOAD, SHARED_STORE, 'u');
+        cells[8] = per_request(text[5], c, GLOBAL_LOAD, SHARED_STORE, 'l');
+    }
     if (table_columns == run_columns_rate) {
         memmove(&cells[RATE_COLUMN + 1], &cells[RATE_COLUMN],
                 (9 - RATE_COLUMN) * sizeof cells[0]);
@@ -405,6 +432,9 @@ static void note_failure(const struct problem *p, const struct stage *s, const s
              line_end ? line_end : msg);
 }
 
+/* The counts of the last stage counted (emulation), for its lines. */
+static struct access_counts last_counts;
+
 /* Times a stage that passed its check and prints its row; returns its ms. */
 static double time_stage_row(struct problem *p, const struct stage *s, const char *label,
                              const struct timing *t, double prev_ms)
@@ -415,10 +445,13 @@ static double time_stage_row(struct problem *p, const struct stage *s, const cha
     double copies = time_gpu_ms(upload_once, &j, 1, emu ? 1 : 5) +
                     time_gpu_ms(download_once, &j, 1, emu ? 1 : 5);
     double gbps = p->bytes / ms / 1e6;
-    if (emu) /* CPU times: no bandwidths or speedups to show */
+    if (emu) { /* CPU times: no bandwidths or speedups to show, but counts */
+        double writes = problem_output_writes(p);
+        struct access_counts *counts = &last_counts;
+        bool counted = s != p->lab->library && problem_count_accesses(p, s, counts);
         print_row(&(struct row){.stage = label, .idea = s->idea, .check = "ok", .colour = GREEN,
-                                .ms = ms, .writes = problem_output_writes(p)});
-    else
+                                .ms = ms, .writes = writes, .counts = counted ? counts : NULL});
+    } else
         print_row(&(struct row){.stage = label, .idea = s->idea, .check = "ok", .colour = GREEN,
                                 .ms = ms, .rate = p->n / ms / 1e6, .gbps = gbps,
                                 .share = 100 * gbps / t->copy_gbps,
@@ -462,7 +495,12 @@ static void print_table_intro(const struct problem *p, const struct timing *t)
                "so no bandwidths or speedups are shown. N defaults to %s here.\n"
                "writes/elem: the bytes a stage stores into its outputs over their size, atomics\n"
                "counted: 1.00 writes each element once; a pass that goes back over the output\n"
-               "adds 1; blocks that write one element twice are stopped as a race.\n\n",
+               "adds 1; blocks that write one element twice are stopped as a race.\n"
+               "Counted on one more launch, as a profiler counts on a GPU: sect/req, the 32-byte\n"
+               "sectors of device memory a warp's load or store touches, and the ideal, the fewest\n"
+               "that could hold the bytes it asks for; wavef/req, the wavefronts a warp's shared\n"
+               "memory access takes (1.00: no bank conflict; 32: every lane in one bank); lanes %%,\n"
+               "the lanes of a warp taking part. STAGE=n alone adds them line by line.\n\n",
                p->lab->matrix ? "2^10x2^10" : "2^20");
     else
         printf("vs CPU+: the CPU time over the GPU time including the copies of the stage's "
@@ -514,6 +552,44 @@ static void print_table_end(const struct lab *lab, const struct outcome *o)
     if (*o->failures)
         printf("\n%sWrong%s (make test LAB=%s STAGE=... says more):\n%s", RED, PLAIN, lab->name,
                o->failures);
+}
+
+/* Under the emulation, with one stage chosen and right: its loads and stores
+ * by source line, from the launch its row counted, as a profiler's source
+ * view shows them. */
+static void print_line(const char *where, const struct access_counts *c, void *arg)
+{
+    static const char *const kind[ACCESS_KINDS] = {"global load", "global store", "shared load",
+                                                   "shared store"};
+    (void)arg;
+    for (int k = 0; k < ACCESS_KINDS; k++) {
+        char text[3][CELL];
+        if (c->requests[k] > 0)
+            printf("%-36s  %-12s  %10.0f  %7s  %5s  %7s\n", where, kind[k], c->requests[k],
+                   per_request(text[0], c, k, k, 'u'), per_request(text[1], c, k, k, 'i'),
+                   per_request(text[2], c, k, k, 'l'));
+    }
+}
+
+static void print_line_counts(const struct lab *lab, const char *filter, const struct outcome *o)
+{
+    const struct stage *only = NULL;
+    for (const struct stage *s = lab->stages; s->id; s++)
+        if (filter && *filter && stage_selected(s, filter)) {
+            if (only)
+                return;
+            only = s;
+        }
+    if (!only || o->best != only)
+        return;
+    printf("\nStage %s by source line, counted on one launch. per req: 32-byte sectors of device\n"
+           "memory (global) or wavefronts (shared: the most words in one bank) a warp's request\n"
+           "takes; ideal: the fewest that could serve the bytes it asks for.\n",
+           only->id);
+    printf("%-36s  %-12s  %10s  %7s  %5s  %7s\n", "line", "access", "requests", "per req", "ideal",
+           "lanes %");
+    problem_count_lines(print_line, NULL);
+    print_line("all lines", &last_counts, NULL);
 }
 
 /* ---- the block-size sweep ------------------------------------------------- */
@@ -621,6 +697,8 @@ static bool run_table(const struct lab *lab, int variant, const struct run_optio
     struct outcome o = {0};
     run_stages(p, &t, opt->stages, &o);
     print_table_end(lab, &o);
+    if (gpu_emulated())
+        print_line_counts(lab, opt->stages, &o);
     for (int k = 0; k < o.nsweeps && opt->sweep && gpu_healthy() && !gpu_emulated(); k++)
         sweep(p, o.sweeps[k], t.copy_gbps);
     if (gpu_healthy())

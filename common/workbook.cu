@@ -396,6 +396,45 @@ static double output_bytes_written(const struct problem *p)
     return bytes;
 }
 
+#ifdef WORKBOOK_EMU
+static_assert((int)GLOBAL_LOAD == (int)EMU_GLOBAL_LOAD &&
+                  (int)SHARED_STORE == (int)EMU_SHARED_STORE &&
+                  (int)ACCESS_KINDS == (int)EMU_ACCESS_KINDS &&
+                  sizeof(struct access_counts) == sizeof(emu_access_counts),
+              "workbook.h's access counts are the emulation's");
+void access_counts_begin(void) { emu_count_begin(); }
+void access_counts_end(struct access_counts *c)
+{
+    emu_access_counts all;
+    emu_count_end(&all);
+    memcpy(c, &all, sizeof *c);
+}
+void problem_count_lines(void (*line)(const char *where, const struct access_counts *c, void *arg),
+                         void *arg)
+{
+    emu_count_lines((void (*)(const char *, const emu_access_counts *, void *))line, arg);
+}
+#else
+void access_counts_begin(void) {}
+void access_counts_end(struct access_counts *c) { memset(c, 0, sizeof *c); }
+void problem_count_lines(void (*line)(const char *where, const struct access_counts *c, void *arg),
+                         void *arg)
+{
+    (void)line, (void)arg;
+}
+#endif
+
+bool problem_count_accesses(struct problem *p, const struct stage *s, struct access_counts *c)
+{
+    struct finding f;
+    problem_upload(p, NULL);
+    problem_poison_outputs(p);
+    access_counts_begin();
+    bool launched = launch(p, s, &f);
+    access_counts_end(c);
+    return launched;
+}
+
 double problem_output_writes(const struct problem *p)
 {
     double bytes = 0;

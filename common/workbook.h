@@ -199,6 +199,23 @@ bool problem_judge(struct problem *p, const struct stage *s, const char *dir, st
  * byte of the outputs, on average (atomics count): 1.0 when each element is
  * written once. 0 on a GPU, which does not count. */
 double problem_output_writes(const struct problem *p);
+/* Under the emulation, what a profiler would count of a stage's memory
+ * accesses on one more launch (common/emu/counts.cpp): for each kind, warp
+ * requests (an instruction run by the lanes of one warp), the 32-byte
+ * sectors of device memory they touch or the shared-memory wavefronts they
+ * take (the most distinct 4-byte words in one of the 32 banks), the fewest
+ * that could serve the bytes they ask for, and the lanes taking part.
+ * problem_count_lines then gives them by source line, in line order. */
+enum access_kind { GLOBAL_LOAD, GLOBAL_STORE, SHARED_LOAD, SHARED_STORE, ACCESS_KINDS };
+struct access_counts {
+    double requests[ACCESS_KINDS], units[ACCESS_KINDS], ideal[ACCESS_KINDS], lanes[ACCESS_KINDS];
+};
+bool problem_count_accesses(struct problem *p, const struct stage *s, struct access_counts *c);
+void problem_count_lines(void (*line)(const char *where, const struct access_counts *c, void *arg),
+                         void *arg);
+/* The same around any launches (the emulation's own tests). */
+void access_counts_begin(void);
+void access_counts_end(struct access_counts *c);
 
 /* ---- checking (host only, check.c) ------------------------------------- */
 #define POISON_WORD 0xFFBADBADu /* a NaN as float, an odd value as int */

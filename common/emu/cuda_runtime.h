@@ -199,13 +199,53 @@ unsigned long long atomicXor(unsigned long long *p, unsigned long long v);
 unsigned atomicInc(unsigned *p, unsigned limit);
 
 /* ---- vector types ------------------------------------------------------ */
-struct alignas(8) float2 { float x, y; };
-struct alignas(16) float4 { float x, y, z, w; };
-struct alignas(8) int2 { int x, y; };
-struct alignas(16) int4 { int x, y, z, w; };
-struct alignas(8) uint2 { unsigned x, y; };
-struct alignas(16) uint4 { unsigned x, y, z, w; };
-struct uchar4 { unsigned char x, y, z, w; };
+/* A copy of one is a single access of all its bytes, as a GPU makes it: the
+ * CPU's compiler would split a member-wise copy into its members, and the
+ * emulation would count a float4's load as four (counts.cpp). */
+#define EMU_VECTOR(T)                                                                       \
+    T() = default;                                                                                \
+    T(const T &o) { __builtin_memcpy((void *)this, (const void *)&o, sizeof(T)); }                \
+    T &operator=(const T &o)                                                                      \
+    {                                                                                             \
+        __builtin_memcpy((void *)this, (const void *)&o, sizeof(T));                              \
+        return *this;                                                                             \
+    }
+struct alignas(8) float2 {
+    float x, y;
+    EMU_VECTOR(float2)
+    float2(float x, float y) : x(x), y(y) {}
+};
+struct alignas(16) float4 {
+    float x, y, z, w;
+    EMU_VECTOR(float4)
+    float4(float x, float y, float z, float w) : x(x), y(y), z(z), w(w) {}
+};
+struct alignas(8) int2 {
+    int x, y;
+    EMU_VECTOR(int2)
+    int2(int x, int y) : x(x), y(y) {}
+};
+struct alignas(16) int4 {
+    int x, y, z, w;
+    EMU_VECTOR(int4)
+    int4(int x, int y, int z, int w) : x(x), y(y), z(z), w(w) {}
+};
+struct alignas(8) uint2 {
+    unsigned x, y;
+    EMU_VECTOR(uint2)
+    uint2(unsigned x, unsigned y) : x(x), y(y) {}
+};
+struct alignas(16) uint4 {
+    unsigned x, y, z, w;
+    EMU_VECTOR(uint4)
+    uint4(unsigned x, unsigned y, unsigned z, unsigned w) : x(x), y(y), z(z), w(w) {}
+};
+struct alignas(4) uchar4 {
+    unsigned char x, y, z, w;
+    EMU_VECTOR(uchar4)
+    uchar4(unsigned char x, unsigned char y, unsigned char z, unsigned char w)
+        : x(x), y(y), z(z), w(w) {}
+};
 inline float2 make_float2(float x, float y) { return {x, y}; }
 inline float4 make_float4(float x, float y, float z, float w) { return {x, y, z, w}; }
 inline int2 make_int2(int x, int y) { return {x, y}; }
@@ -298,6 +338,23 @@ void emu_name_array(const void *base, const char *name, size_t offset, size_t co
 /* Bytes that kernels stored in the allocation at `base` (atomics count as
  * stores) since the last call: how many times a stage writes its outputs. */
 unsigned long long emu_bytes_written(const void *base);
+/* What a profiler counts about memory, counted on the CPU (counts.cpp) for
+ * the launches between emu_count_begin() and emu_count_end(): for each kind
+ * of access, the warp requests (one instruction run by the lanes of one
+ * warp), the 32-byte sectors they touch in device memory or the wavefronts
+ * they take in shared memory (the most distinct words in one bank), the
+ * fewest that could serve the bytes they ask for, and the lanes taking part.
+ * Atomics are not counted. */
+enum { EMU_GLOBAL_LOAD, EMU_GLOBAL_STORE, EMU_SHARED_LOAD, EMU_SHARED_STORE, EMU_ACCESS_KINDS };
+struct emu_access_counts {
+    double requests[EMU_ACCESS_KINDS], units[EMU_ACCESS_KINDS], ideal[EMU_ACCESS_KINDS],
+        lanes[EMU_ACCESS_KINDS];
+};
+void emu_count_begin();
+void emu_count_end(emu_access_counts *all);
+/* The last counts by source line ("labs/map/map.cu:42"), in line order. */
+void emu_count_lines(void (*line)(const char *where, const emu_access_counts *counts, void *arg),
+                     void *arg);
 /* Blocks start in an order this seed scrambles (the harness passes its own). */
 void emu_block_order(unsigned long long seed);
 /* Each 4-byte word of device memory has a history this large (memory.cpp),

@@ -216,6 +216,13 @@ std::string device_name(const char *p); /* "status[8]" */
 /* " (last written by block (6, 0, 0), scan.cu:40)", or that no block wrote it */
 std::string last_writer(const block_runner &r, const char *p);
 
+/* counts.cpp: while `counting`, memory.cpp gives it each load and store
+ * (`at` a device address, or an offset in shared memory; `kind` one of
+ * EMU_GLOBAL_LOAD ... EMU_SHARED_STORE), and each block's end. */
+extern bool counting;
+void count_access(const block_runner &r, unsigned long long at, size_t size, int kind, const void *pc);
+void count_block_end();
+
 /* faults.cpp */
 bool reserve_stacks(block_runner &r);
 bool map_stack(block_runner &r, unsigned thread); /* before the fiber's first run */

@@ -751,21 +751,35 @@ static inline void access(void *addr, size_t size, bool write, access_kind kind,
     if (!r)
         return;
     const char *p = (const char *)addr;
-    if ((size_t)(p - (const char *)r->shared) < SHARED) {
+    size_t in_shared = (size_t)(p - (const char *)r->shared);
+    bool device = false;
+    if (in_shared < SHARED) {
         check_shared(*r, (unsigned char *)addr, size, write, kind == ATOMIC, pc);
     } else if (p >= r->seen_lo && p + size <= r->seen_hi) {
         note_device(*r, p, size, write, kind, pc);
+        device = true;
     } else if (is_device(p)) {
         check_device(*r, p, size, write, pc);
         note_device(*r, p, size, write, kind, pc);
+        device = true;
     }
+    if (__builtin_expect(counting, false) && kind != ATOMIC && (device || in_shared < SHARED))
+        count_access(*r, device ? (unsigned long long)(size_t)p : in_shared, size,
+                     device ? (write ? EMU_GLOBAL_STORE : EMU_GLOBAL_LOAD)
+                            : (write ? EMU_SHARED_STORE : EMU_SHARED_LOAD),
+                     pc);
     if (__builtin_expect(r->raced.found, false))
         after_race(*r);
 }
 
 void note_atomic(void *p, size_t size, const void *pc) { access(p, size, true, ATOMIC, pc); }
 
-void end_block_memory(block_runner &r) { count_writes(r); }
+void end_block_memory(block_runner &r)
+{
+    count_writes(r);
+    if (counting)
+        count_block_end();
+}
 
 } // namespace emu
 

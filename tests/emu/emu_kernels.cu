@@ -949,3 +949,63 @@ const char *emu_wait_for_neighbour(int *out, int planted)
     finish_ints(out, d, 1);
     return error;
 }
+
+/* ---- what a profiler counts --------------------------------------------- */
+
+__global__ void shared_stride_kernel(int *out, int stride)
+{
+    __shared__ int words[32 * 32];
+    words[threadIdx.x * stride] = threadIdx.x;
+    __syncthreads();
+    out[threadIdx.x] = words[threadIdx.x * stride];
+}
+
+const char *emu_count_shared_stride(struct access_counts *c, int stride)
+{
+    int *out = to_device(NULL, 32);
+    access_counts_begin();
+    shared_stride_kernel<<<1, 32>>>(out, stride);
+    const char *error = finish();
+    access_counts_end(c);
+    CUDA_CHECK(cudaFree(out));
+    return error;
+}
+
+__global__ void global_stride_kernel(int *out, const int *in, int stride)
+{
+    out[threadIdx.x] = in[threadIdx.x * stride];
+}
+
+const char *emu_count_global_stride(struct access_counts *c, int stride)
+{
+    int *in = to_device(NULL, 32 * stride), *out = to_device(NULL, 32);
+    access_counts_begin();
+    global_stride_kernel<<<1, 32>>>(out, in, stride);
+    const char *error = finish();
+    access_counts_end(c);
+    CUDA_CHECK(cudaFree(in));
+    CUDA_CHECK(cudaFree(out));
+    return error;
+}
+
+__global__ void broadcast_kernel(int *out, const int *in)
+{
+    __shared__ int word;
+    if (threadIdx.x == 0)
+        word = 7;
+    __syncthreads();
+    if (threadIdx.x % 2 == 0)
+        out[threadIdx.x] = word + in[0];
+}
+
+const char *emu_count_broadcast(struct access_counts *c)
+{
+    int *in = to_device(NULL, 1), *out = to_device(NULL, 32);
+    access_counts_begin();
+    broadcast_kernel<<<1, 32>>>(out, in);
+    const char *error = finish();
+    access_counts_end(c);
+    CUDA_CHECK(cudaFree(in));
+    CUDA_CHECK(cudaFree(out));
+    return error;
+}

@@ -56,6 +56,14 @@ enum crash_kind {
 const char *emu_crash(int what, int *then_ok);
 /* race: a race on shared memory, else a store past the end of an array */
 const char *emu_kernel_pointer(int race);
+/* What the emulation counts of memory accesses (common/emu/counts.cpp), for
+ * one warp: lane i reads and writes shared word i * stride, then stores it
+ * to device memory; lane i reads device int i * stride; every even lane
+ * reads shared word 0 and device int 0. */
+struct access_counts;
+const char *emu_count_shared_stride(struct access_counts *c, int stride);
+const char *emu_count_global_stride(struct access_counts *c, int stride);
+const char *emu_count_broadcast(struct access_counts *c);
 const char *emu_cub_device(int *sum, int *scan, int *histogram, const int *in, int n);
 const char *emu_cub_block_scan(int *out, const int *in, int blocks);
 /* blocks start in an order this seed scrambles */

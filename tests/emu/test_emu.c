@@ -766,3 +766,55 @@ Test(emu, stops_a_thread_waiting_for_one_held_at_a_barrier, TIMEOUT)
                                          "63 of its threads wait at __syncthreads()",
                                          "Every block of the launch has started", NULL});
 }
+
+/* ---- what a profiler counts, counted without a GPU ------------------------ */
+
+/* Lane i at shared word i * stride: gcd(stride, 32) lanes share a bank. */
+Test(emu, counts_a_bank_conflict_of_1_2_8_and_32_ways, TIMEOUT)
+{
+    const int strides[] = {1, 2, 8, 32, 3};
+    const int ways[] = {1, 2, 8, 32, 1};
+    for (int k = 0; k < 5; k++) {
+        struct access_counts c;
+        expect_success(emu_count_shared_stride(&c, strides[k]));
+        for (int kind = SHARED_LOAD; kind <= SHARED_STORE; kind++) {
+            cr_expect_eq(c.requests[kind], 1, "stride %d: %g requests", strides[k], c.requests[kind]);
+            cr_expect_eq(c.units[kind], ways[k], "stride %d: %g wavefronts, not %d",
+                         strides[k], c.units[kind], ways[k]);
+            cr_expect_eq(c.ideal[kind], 1, "stride %d: ideal %g", strides[k], c.ideal[kind]);
+            cr_expect_eq(c.lanes[kind], 32, "stride %d: %g lanes", strides[k], c.lanes[kind]);
+        }
+        cr_expect_eq(c.units[GLOBAL_STORE], 4, "32 ints in a row: %g sectors", c.units[GLOBAL_STORE]);
+    }
+}
+
+/* Lane i at int i * stride: 128 bytes asked for, 4 sectors at best. */
+Test(emu, counts_the_sectors_of_a_strided_load, TIMEOUT)
+{
+    const int strides[] = {1, 2, 4, 8, 32};
+    const int sectors[] = {4, 8, 16, 32, 32};
+    for (int k = 0; k < 5; k++) {
+        struct access_counts c;
+        expect_success(emu_count_global_stride(&c, strides[k]));
+        cr_expect_eq(c.requests[GLOBAL_LOAD], 1);
+        cr_expect_eq(c.units[GLOBAL_LOAD], sectors[k], "stride %d: %g sectors, not %d",
+                     strides[k], c.units[GLOBAL_LOAD], sectors[k]);
+        cr_expect_eq(c.ideal[GLOBAL_LOAD], 4, "stride %d: ideal %g", strides[k], c.ideal[GLOBAL_LOAD]);
+    }
+}
+
+/* Every even lane reads one word: a broadcast, one sector, half the lanes. */
+Test(emu, counts_a_broadcast_as_one_word_and_the_lanes_taking_part, TIMEOUT)
+{
+    struct access_counts c;
+    expect_success(emu_count_broadcast(&c));
+    cr_expect_eq(c.requests[SHARED_LOAD], 1, "%g requests", c.requests[SHARED_LOAD]);
+    cr_expect_eq(c.units[SHARED_LOAD], 1, "a broadcast: %g wavefronts", c.units[SHARED_LOAD]);
+    cr_expect_eq(c.lanes[SHARED_LOAD], 16, "%g lanes", c.lanes[SHARED_LOAD]);
+    cr_expect_eq(c.units[GLOBAL_LOAD], 1, "a broadcast: %g sectors", c.units[GLOBAL_LOAD]);
+    cr_expect_eq(c.ideal[GLOBAL_LOAD], 1, "ideal %g", c.ideal[GLOBAL_LOAD]);
+    cr_expect_eq(c.units[GLOBAL_STORE], 4, "16 ints, one in two: %g sectors", c.units[GLOBAL_STORE]);
+    cr_expect_eq(c.ideal[GLOBAL_STORE], 2, "64 bytes: ideal %g", c.ideal[GLOBAL_STORE]);
+    cr_expect_eq(c.requests[SHARED_STORE], 1, "the one store by lane 0: %g", c.requests[SHARED_STORE]);
+    cr_expect_eq(c.lanes[SHARED_STORE], 1, "%g lanes", c.lanes[SHARED_STORE]);
+}

@@ -1,0 +1,205 @@
+/* counts.cpp: what a profiler counts about memory, counted by the emulation.
+ *
+ * Between emu_count_begin() and emu_count_end(), every load and store a
+ * kernel makes (memory.cpp passes them on, atomics aside) joins a warp
+ * request: the same instruction executed by the lanes of one warp, the k-th
+ * time each lane executes it since the block's last barrier and the warp's
+ * last collective (so that lanes that join a loop late, as in a scan's
+ * down-sweep, meet the lanes of their own step). When its block ends, each request is counted:
+ * - in device memory, the distinct 32-byte sectors it touches, against the
+ *   fewest that could hold the bytes it asks for;
+ * - in shared memory, its wavefronts: the most distinct 4-byte words that
+ *   fall in one of the 32 banks (a word several lanes read is a broadcast,
+ *   one word), against the fewest that could serve its bytes;
+ * - and the lanes taking part.
+ * The totals are kept per instruction and added up per source line.
+ *
+ * A float4's copy is one 16-byte access, as on a GPU, because the
+ * emulation's vector types copy all their bytes at once (cuda_runtime.h). */
+#include "emu.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <mutex>
+#include <unordered_map>
+#include <string>
+#include <vector>
+
+namespace emu {
+
+bool counting;
+
+namespace {
+
+struct request_key {
+    const void *pc;
+    unsigned warp, time;     /* the time-th execution by each lane ... */
+    unsigned long long span; /* ... in this span between synchronisations */
+    bool operator==(const request_key &o) const
+    {
+        return pc == o.pc && warp == o.warp && time == o.time && span == o.span;
+    }
+};
+struct key_hash {
+    size_t operator()(const request_key &k) const
+    {
+        return (size_t)k.pc * 31 + k.warp * 0x9e3779b9u + (size_t)k.time * 0x85ebca6bu +
+               (size_t)k.span * 0xc2b2ae35u;
+    }
+};
+struct executions {
+    unsigned long long span;
+    unsigned times;
+};
+
+struct span {
+    unsigned long long at; /* a device address, or an offset in shared memory */
+    unsigned size;
+};
+
+struct request {
+    unsigned lanes = 0; /* a bit per lane */
+    int kind = 0;       /* EMU_GLOBAL_LOAD ... EMU_SHARED_STORE */
+    std::vector<span> spans;
+};
+
+/* The requests of the block this host thread runs, until it ends. */
+struct block_requests {
+    std::unordered_map<request_key, request, key_hash> open;
+    std::unordered_map<unsigned long long, executions> times; /* by (pc, thread) */
+};
+thread_local block_requests block;
+
+struct instruction_counts {
+    int kind;
+    double requests = 0, units = 0, ideal = 0, lanes = 0;
+};
+std::mutex totals_lock;
+std::map<const void *, instruction_counts> totals; /* by instruction */
+
+/* The distinct bytes of a request's spans, and the distinct units of
+ * `unit` bytes they fall in. */
+void distinct(std::vector<span> &spans, unsigned unit, double &bytes, std::vector<unsigned long long> &units)
+{
+    std::sort(spans.begin(), spans.end(), [](const span &a, const span &b) { return a.at < b.at; });
+    unsigned long long end = 0;
+    bytes = 0;
+    for (const span &s : spans) {
+        unsigned long long from = std::max(s.at, end), to = s.at + s.size;
+        if (to > from)
+            bytes += (double)(to - from);
+        end = std::max(end, to);
+        for (unsigned long long u = s.at / unit; u <= (to - 1) / unit; u++)
+            if (units.empty() || units.back() != u)
+                units.push_back(u);
+    }
+    std::sort(units.begin(), units.end());
+    units.erase(std::unique(units.begin(), units.end()), units.end());
+}
+
+void count_request(request &q, instruction_counts &c)
+{
+    double bytes;
+    std::vector<unsigned long long> units;
+    c.requests++;
+    c.lanes += __builtin_popcount(q.lanes);
+    if (q.kind == EMU_GLOBAL_LOAD || q.kind == EMU_GLOBAL_STORE) {
+        distinct(q.spans, 32, bytes, units); /* sectors */
+        c.units += (double)units.size();
+        c.ideal += std::ceil(bytes / 32);
+    } else {
+        distinct(q.spans, 4, bytes, units); /* words */
+        unsigned in_bank[32] = {0}, most = 0;
+        for (unsigned long long w : units)
+            most = std::max(most, ++in_bank[w % 32]);
+        c.units += most;
+        c.ideal += std::ceil(bytes / 128);
+    }
+}
+
+} // namespace
+
+void count_access(const block_runner &r, unsigned long long at, size_t size, int kind, const void *pc)
+{
+    unsigned t = r.current;
+    unsigned long long since = r.phase * 0x100000001b3ull + r.warp_step[t / 32];
+    executions &e = block.times[((unsigned long long)(size_t)pc << 10) | t];
+    if (e.span != since)
+        e = executions{since, 0};
+    request &q = block.open[request_key{pc, t / 32, e.times++, since}];
+    q.lanes |= 1u << (t % 32);
+    q.kind = kind;
+    q.spans.push_back(span{at, (unsigned)size});
+}
+
+void count_block_end()
+{
+    if (block.open.empty())
+        return;
+    std::map<const void *, instruction_counts> mine;
+    for (auto &entry : block.open) {
+        instruction_counts &c = mine[entry.first.pc];
+        c.kind = entry.second.kind;
+        count_request(entry.second, c);
+    }
+    block.open.clear();
+    block.times.clear();
+    std::lock_guard<std::mutex> hold(totals_lock);
+    for (auto &entry : mine) {
+        instruction_counts &c = totals[entry.first];
+        c.kind = entry.second.kind;
+        c.requests += entry.second.requests;
+        c.units += entry.second.units;
+        c.ideal += entry.second.ideal;
+        c.lanes += entry.second.lanes;
+    }
+}
+
+} // namespace emu
+
+using namespace emu;
+
+void emu_count_begin()
+{
+    std::lock_guard<std::mutex> hold(totals_lock);
+    totals.clear();
+    counting = true;
+}
+
+void emu_count_end(emu_access_counts *all)
+{
+    std::lock_guard<std::mutex> hold(totals_lock);
+    counting = false;
+    *all = emu_access_counts{};
+    for (const auto &entry : totals) {
+        const instruction_counts &c = entry.second;
+        all->requests[c.kind] += c.requests;
+        all->units[c.kind] += c.units;
+        all->ideal[c.kind] += c.ideal;
+        all->lanes[c.kind] += c.lanes;
+    }
+}
+
+void emu_count_lines(void (*line)(const char *where, const emu_access_counts *counts, void *arg), void *arg)
+{
+    std::map<std::pair<std::string, long>, emu_access_counts> by_line; /* in file and line order */
+    {
+        std::lock_guard<std::mutex> hold(totals_lock);
+        for (const auto &entry : totals) {
+            const instruction_counts &c = entry.second;
+            std::string where = source_line(entry.first);
+            size_t colon = where.rfind(':');
+            long number = colon == std::string::npos ? 0 : atol(where.c_str() + colon + 1);
+            emu_access_counts &l = by_line[{where.substr(0, colon), number}];
+            l.requests[c.kind] += c.requests;
+            l.units[c.kind] += c.units;
+            l.ideal[c.kind] += c.ideal;
+            l.lanes[c.kind] += c.lanes;
+        }
+    }
+    for (const auto &entry : by_line) {
+        std::string where = entry.first.first + ":" + std::to_string(entry.first.second);
+        line(entry.first.second ? where.c_str() : "(no line)", &entry.second, arg);
+    }
+}
