@@ -484,7 +484,8 @@ help:
 	@echo
 	@echo "Students"
 	@echo "  make test LAB=map        build labs/map, run its tests; on a GPU, then its run table"
-	@echo "  make run LAB=map         only the run table, and a block-size sweep"
+	@echo "  make run LAB=map         only the run table, and a block-size sweep (EMU=1: sectors per"
+	@echo "                           request, bank conflicts, lanes used; STAGE=n alone: by line)"
 	@echo "      N=2^28 STAGE=3 SEED=42 BLOCK=128   size, stages (STAGE=2,3), inputs, threads per block"
 	@echo "      VARIANT=float                       one variant (reduce: int, float;"
 	@echo "                                          histogram: uniform-256, skewed-4096...;"

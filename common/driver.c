@@ -565,7 +565,7 @@ static void print_line(const char *where, const struct access_counts *c, void *a
     for (int k = 0; k < ACCESS_KINDS; k++) {
         char text[3][CELL];
         if (c->requests[k] > 0)
-            printf("%-36s  %-12s  %10.0f  %7s  %5s  %7s\n", where, kind[k], c->requests[k],
+            printf("%-44s  %-12s  %10.0f  %7s  %5s  %7s\n", where, kind[k], c->requests[k],
                    per_request(text[0], c, k, k, 'u'), per_request(text[1], c, k, k, 'i'),
                    per_request(text[2], c, k, k, 'l'));
     }
@@ -586,7 +586,7 @@ static void print_line_counts(const struct lab *lab, const char *filter, const s
            "memory (global) or wavefronts (shared: the most words in one bank) a warp's request\n"
            "takes; ideal: the fewest that could serve the bytes it asks for.\n",
            only->id);
-    printf("%-36s  %-12s  %10s  %7s  %5s  %7s\n", "line", "access", "requests", "per req", "ideal",
+    printf("%-44s  %-12s  %10s  %7s  %5s  %7s\n", "line", "access", "requests", "per req", "ideal",
            "lanes %");
     problem_count_lines(print_line, NULL);
     print_line("all lines", &last_counts, NULL);
