@@ -82,6 +82,7 @@ ifeq ($(EMU),1)
   EMU_CHECKS = -fsanitize=thread --param tsan-distinguish-volatile=1 -fstack-clash-protection
   LDLIBS    = -pthread -lm
   CU_TOOL   = $(BUILD)/rewrite $(addprefix $(BUILD)/cuh/,$(notdir $(SHARED_CUH)))
+  CU_REWRITE = $(BUILD)/rewrite # what it makes of a .cu file changes with it
   CU_COMPILE = $(BUILD)/rewrite $< > $@.cpp && $(CXX) $(EMUFLAGS) $(CPPFLAGS) -I$(<D) -c $@.cpp -o $@
   # A lab's kernels: -Wextra too (a signed/unsigned comparison betrays a
   # 32-bit index). Where nvcc is installed it reads the file as well, so
@@ -167,7 +168,7 @@ COMMON_OBJS := $(BUILD)/common/workbook.o $(BUILD)/common/check.o $(if $(filter 
 # A command that fails leaves no half-made target behind.
 .DELETE_ON_ERROR:
 
-$(BUILD)/common/%.o: common/%.cu $(COMMON_H) | $(CU_TOOL)
+$(BUILD)/common/%.o: common/%.cu $(COMMON_H) $(CU_REWRITE) | $(CU_TOOL)
 	@mkdir -p $(@D)
 	$(Q)$(CU_COMPILE)
 
@@ -198,7 +199,7 @@ $(BUILD)/selftest: $(BUILD)/common/check.o $(patsubst %.c,$(BUILD)/%.o,$(wildcar
 $(BUILD)/emutest: $(BUILD)/tests/emu/emu_kernels.o $(BUILD)/tests/emu/test_emu.o $(COMMON_OBJS)
 	$(Q)$(CXX) -o $@ $^ $(CRITERION_LIBS) $(LDLIBS)
 
-$(BUILD)/tests/emu/emu_kernels.o: tests/emu/emu_kernels.cu tests/emu/emu_kernels.h $(COMMON_H) | $(CU_TOOL)
+$(BUILD)/tests/emu/emu_kernels.o: tests/emu/emu_kernels.cu tests/emu/emu_kernels.h $(COMMON_H) $(CU_REWRITE) | $(CU_TOOL)
 	@mkdir -p $(@D)
 	$(Q)$(KERNEL_COMPILE)
 
@@ -234,7 +235,7 @@ LAB_HEADERS = $(wildcard $(1)/$(2)/*.h) $(filter $(1)/$(2)/%.h,$(SKELETON_FILES)
 # holding the lab's sources, $(3) the lab. The tests and the harness are
 # always this checkout's; only the kernels come from the tree.
 define LAB_RULES
-$(BUILD)/$(1)/$(3)/$(3).o: $(2)/$(3)/$(3).cu $(call LAB_HEADERS,$(2),$(3)) $(COMMON_H) $(if $(filter submission-%,$(1)),FORCE) | $(CU_TOOL)
+$(BUILD)/$(1)/$(3)/$(3).o: $(2)/$(3)/$(3).cu $(call LAB_HEADERS,$(2),$(3)) $(COMMON_H) $(if $(filter submission-%,$(1)),FORCE) $(CU_REWRITE) | $(CU_TOOL)
 	@mkdir -p $$(@D)
 	$(Q)$$(if $$(filter 1,$$(V)),$$(KERNEL_COMPILE) $$(if $$(NVCC_CHECK),&& $$(NVCC_CHECK)),$$(SHOW_KERNEL_COMPILE))
 
@@ -242,7 +243,7 @@ $(BUILD)/$(1)/$(3)/%.o: tests/$(3)/%.c $(call LAB_HEADERS,$(2),$(3)) $(COMMON_H)
 	@mkdir -p $$(@D)
 	$(Q)$$(CC) $$(CFLAGS) $$(CPPFLAGS) -I$(2)/$(3) $$(CRITERION_CFLAGS) -c $$< -o $$@
 
-$(BUILD)/$(1)/$(3)/%.o: tests/$(3)/%.cu $(call LAB_HEADERS,$(2),$(3)) $(COMMON_H) $(if $(filter submission-%,$(1)),FORCE) | $(CU_TOOL)
+$(BUILD)/$(1)/$(3)/%.o: tests/$(3)/%.cu $(call LAB_HEADERS,$(2),$(3)) $(COMMON_H) $(if $(filter submission-%,$(1)),FORCE) $(CU_REWRITE) | $(CU_TOOL)
 	@mkdir -p $$(@D)
 	$(Q)$$(CU_COMPILE) -I$(2)/$(3)
 

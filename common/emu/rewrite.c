@@ -13,6 +13,11 @@
  *  becomes a pointer to the launch's dynamic shared memory
  *     static thread_local int *const s = (int *)emu_dynamic_shared("s", sizeof(int));
  *
+ *     #pragma unroll
+ *  becomes #pragma GCC unroll 64, so that the host compiler unrolls the loop
+ *  as nvcc does: each copy of a load or store is its own instruction, whose
+ *  warp requests the emulation counts (counts.cpp) as a GPU would.
+ *
  * Comments, strings and character literals are copied untouched; a launch may
  * spread over lines and name a template (scan<256><<<...>>>). The output keeps
  * every line where it was, and a #line directive points diagnostics at the
@@ -287,6 +292,20 @@ static void read_source(const char *file)
     fclose(f);
 }
 
+/* Whether the word at i follows "#pragma" on its line. */
+static int after_pragma(size_t i)
+{
+    size_t k = i;
+    while (k > 0 && (text[k - 1] == ' ' || text[k - 1] == '\t'))
+        k--;
+    if (k < 6 || strncmp(text + k - 6, "pragma", 6) != 0)
+        return 0;
+    k -= 6;
+    while (k > 0 && (text[k - 1] == ' ' || text[k - 1] == '\t'))
+        k--;
+    return k > 0 && text[k - 1] == '#';
+}
+
 int main(int argc, char *argv[])
 {
     if (argc != 2) {
@@ -305,6 +324,13 @@ int main(int argc, char *argv[])
             size_t start = shared_start(done, i);
             put_span(done, start);
             done = i = rewrite_shared(file, start, i, start != i);
+        } else if (word_at(i, "unroll") && after_pragma(i)) {
+            put_span(done, i);
+            size_t k = i + 6;
+            while (text[k] == ' ' || text[k] == '\t')
+                k++;
+            printf("GCC unroll%s", text[k] >= '0' && text[k] <= '9' ? "" : " 64");
+            done = i = i + 6;
         } else if (strncmp(text + i, "<<<", 3) == 0) {
             size_t callee = callee_start(i);
             put_span(done, callee);
