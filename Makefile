@@ -417,6 +417,8 @@ check: $(BINARIES) $(BUILD)/selftest $(EMU_TEST)
 	 else echo "check: handouts not built: pandoc is missing (make deps installs it)"; fi
 	@echo "check: all is in place. Start with handouts/00-introduction.md, then make test LAB=map"
 else
+# (Without a GPU it proves under the emulation, with NVCC_CHECK= : nvcc has
+# just compiled every file.)
 check: check-skeletons $(PROVEN) $(BUILD)/selftest $(BUILD)/probe $(EMU_TEST)
 	@echo "check: built the skeleton and the solution of: $(WRITTEN)"
 	@$(BUILD)/selftest --short-filename
@@ -430,7 +432,6 @@ check: check-skeletons $(PROVEN) $(BUILD)/selftest $(BUILD)/probe $(EMU_TEST)
 endif
 
 # The tests' honesty, proven in this build: pass on solutions, fail on skeletons.
-# (From check without a GPU, NVCC_CHECK= : nvcc has just compiled every file.)
 prove: $(PROVEN) $(BUILD)/probe $(EMU_TEST)
 	$(RUN_EMU_TEST)
 	@tools/prove.sh $(BUILD) $(WRITTEN)

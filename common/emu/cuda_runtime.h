@@ -202,7 +202,7 @@ unsigned atomicInc(unsigned *p, unsigned limit);
 /* A copy of one is a single access of all its bytes, as a GPU makes it: the
  * CPU's compiler would split a member-wise copy into its members, and the
  * emulation would count a float4's load as four (counts.cpp). */
-#define EMU_VECTOR(T)                                                                       \
+#define EMU_VECTOR_COPY(T)                                                                        \
     T() = default;                                                                                \
     T(const T &o) { __builtin_memcpy((void *)this, (const void *)&o, sizeof(T)); }                \
     T &operator=(const T &o)                                                                      \
@@ -210,42 +210,25 @@ unsigned atomicInc(unsigned *p, unsigned limit);
         __builtin_memcpy((void *)this, (const void *)&o, sizeof(T));                              \
         return *this;                                                                             \
     }
-struct alignas(8) float2 {
-    float x, y;
-    EMU_VECTOR(float2)
-    float2(float x, float y) : x(x), y(y) {}
-};
-struct alignas(16) float4 {
-    float x, y, z, w;
-    EMU_VECTOR(float4)
-    float4(float x, float y, float z, float w) : x(x), y(y), z(z), w(w) {}
-};
-struct alignas(8) int2 {
-    int x, y;
-    EMU_VECTOR(int2)
-    int2(int x, int y) : x(x), y(y) {}
-};
-struct alignas(16) int4 {
-    int x, y, z, w;
-    EMU_VECTOR(int4)
-    int4(int x, int y, int z, int w) : x(x), y(y), z(z), w(w) {}
-};
-struct alignas(8) uint2 {
-    unsigned x, y;
-    EMU_VECTOR(uint2)
-    uint2(unsigned x, unsigned y) : x(x), y(y) {}
-};
-struct alignas(16) uint4 {
-    unsigned x, y, z, w;
-    EMU_VECTOR(uint4)
-    uint4(unsigned x, unsigned y, unsigned z, unsigned w) : x(x), y(y), z(z), w(w) {}
-};
-struct alignas(4) uchar4 {
-    unsigned char x, y, z, w;
-    EMU_VECTOR(uchar4)
-    uchar4(unsigned char x, unsigned char y, unsigned char z, unsigned char w)
-        : x(x), y(y), z(z), w(w) {}
-};
+#define EMU_VECTOR2(T, E, ALIGN)                                                                  \
+    struct alignas(ALIGN) T {                                                                     \
+        E x, y;                                                                                   \
+        EMU_VECTOR_COPY(T)                                                                        \
+        T(E x, E y) : x(x), y(y) {}                                                               \
+    };
+#define EMU_VECTOR4(T, E, ALIGN)                                                                  \
+    struct alignas(ALIGN) T {                                                                     \
+        E x, y, z, w;                                                                             \
+        EMU_VECTOR_COPY(T)                                                                        \
+        T(E x, E y, E z, E w) : x(x), y(y), z(z), w(w) {}                                         \
+    };
+EMU_VECTOR2(float2, float, 8)
+EMU_VECTOR4(float4, float, 16)
+EMU_VECTOR2(int2, int, 8)
+EMU_VECTOR4(int4, int, 16)
+EMU_VECTOR2(uint2, unsigned, 8)
+EMU_VECTOR4(uint4, unsigned, 16)
+EMU_VECTOR4(uchar4, unsigned char, 4)
 inline float2 make_float2(float x, float y) { return {x, y}; }
 inline float4 make_float4(float x, float y, float z, float w) { return {x, y, z, w}; }
 inline int2 make_int2(int x, int y) { return {x, y}; }

@@ -10,8 +10,7 @@ cd "$(dirname "$0")/../.."
 class=$(mktemp -d "${TMPDIR:-/tmp}/class.XXXXXX") out=$(mktemp -d "${TMPDIR:-/tmp}/grades.XXXXXX")
 [ -n "${KEEP:-}" ] || trap 'rm -rf "$class" "$out"' EXIT
 good=$class/good.cu
-awk -f tools/splice.awk <(sed -e 's|/\* STUDENT |/* TODO |; s|END STUDENT|END TODO|' solutions/map/map.cu) \
-    labs/map/map.cu > "$good"
+tests/grade/handed-in.sh map > "$good"
 
 # submit NAME [CODE]: the full solution (or the file BASE names), with CODE
 # put first in stage 1's launcher, inside its TODO region; a name with a

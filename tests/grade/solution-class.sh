@@ -11,8 +11,7 @@ for f in labs/*/*.cu; do
     lab=$(basename "$f" .cu)
     [ -f "solutions/$lab/$lab.cu" ] || continue
     mkdir -p "$dir/s01/labs/$lab"
-    awk -f tools/splice.awk <(sed -e 's|/\* STUDENT |/* TODO |; s|END STUDENT|END TODO|' "solutions/$lab/$lab.cu") \
-        "$f" > "$dir/s01/labs/$lab/$lab.cu"
+    tests/grade/handed-in.sh "$lab" > "$dir/s01/labs/$lab/$lab.cu"
 done
 for k in $(seq -w 2 "$n"); do
     [ "${#k}" -ge 2 ] || k=0$k
