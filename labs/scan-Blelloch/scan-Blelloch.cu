@@ -1,12 +1,13 @@
 /* scan-Blelloch: the work-efficient scan within one block, ints and floats,
  * exclusive and inclusive.
  *
- * Each block scans its own segment of 2 * blockDim.x values, two per thread;
- * a segment shorter than that (the end of the array) is padded with zeros,
- * which change no sum. Blelloch's scan walks a balanced tree twice: the
- * up-sweep builds partial sums toward the root (a reduction), the
- * down-sweep pushes prefixes back toward the leaves. That is about 2n adds
- * in 2 log2(n) steps, where Hillis-Steele does n log2(n) adds.
+ * Each block scans its own segment of values, two per thread in stages 1-3
+ * (eight in stage 4); a segment shorter than that (the end of the array) is
+ * padded with zeros, which change no sum. Blelloch's scan walks a balanced
+ * tree twice: the up-sweep builds partial sums toward the root (a
+ * reduction), the down-sweep pushes prefixes back toward the leaves. That
+ * is about 2n adds in 2 log2(n) steps, where Hillis-Steele does n log2(n)
+ * adds.
  *
  * Each stage adds one idea; the table at the end of this file names them
  * (make test prints it with each stage's results).
@@ -22,7 +23,8 @@
 
 enum { MAX_BLOCK = 1024 };
 
-/* One block per segment, two values a thread (blelloch_threads: a power of two). */
+/* Stages 1-3: one block per segment, two values a thread (blelloch_threads:
+ * a power of two). */
 static void launch(const struct args *a, int block, scan_kernel<int> on_ints,
                    scan_kernel<float> on_floats)
 {
@@ -41,14 +43,17 @@ __global__ void scan_blelloch_stage1_kernel(const T *__restrict__ in, T *__restr
      *       __shared__ T tree[2 * MAX_BLOCK];  the segment starts at
      *       base = blockIdx.x * m (as size_t). Thread tid loads and stores
      *       the words tid and tid + blockDim.x (coalesced), 0 past n.
-     * Keep: up-sweep: for stride = 1, 2, 4, ... < m, the first m / (2*stride)
-     *       threads each add tree[a] into tree[b], with
-     *       a = stride * (2*tid + 1) - 1 and b = a + stride. Then thread 0
-     *       clears the root tree[m - 1]. Down-sweep: for stride = m/2 ... 1,
-     *       the same threads and words: tree[a] takes tree[b], and tree[b]
-     *       gets the old tree[a] added. A __syncthreads() before every level.
-     * Hint: the result is exclusive; for the inclusive scan add the thread's
-     *       own input values back, kept in registers from the load.
+     * Keep: up-sweep: for stride = 1, 2, 4, ... < m, the first
+     *       busy = m / (2*stride) threads each add tree[a] into tree[b],
+     *       with a = stride * (2*tid + 1) - 1 and b = a + stride. Then
+     *       thread 0 clears the root tree[m - 1]. Down-sweep: for
+     *       stride = m/2 ... 1, the same threads and words: tree[a] takes
+     *       tree[b], and tree[b] gets the old tree[a] added. A
+     *       __syncthreads() before every level.
+     * Hint: halve busy as stride doubles, beside it in the for: dividing by
+     *       stride at each level costs more than the level's add. The result
+     *       is exclusive; for the inclusive scan add the thread's own input
+     *       values back, kept in registers from the load.
      */
     /* END TODO */
 }
@@ -115,11 +120,48 @@ static void scan_blelloch_stage3(const struct args *a, int block)
     launch(a, block, scan_blelloch_stage3_kernel<int>, scan_blelloch_stage3_kernel<float>);
 }
 
+/* ---- stage 4 ------------------------------------------------------------ */
+
+/* Stage 4's tree has one leaf a thread: at most 2 * MAX_BLOCK / ITEMS. */
+enum { MAX_LEAVES = 2 * MAX_BLOCK / ITEMS };
+
+template <typename T>
+__global__ void scan_blelloch_stage4_kernel(const T *__restrict__ in, T *__restrict__ out,
+                                            size_t n, bool inclusive)
+{
+    /* TODO stage 4 ----------------------------------------------------------
+     * Goal: the same segments with a quarter of the threads: thread tid
+     *       owns the ITEMS = 8 neighbouring values from
+     *       first = base + ITEMS * tid, where m = ITEMS * blockDim.x and
+     *       base = blockIdx.x * m. (1) Load them into T x[ITEMS] and scan
+     *       them there, one after the other: x[ITEMS - 1] becomes the
+     *       thread's total. (2) Stage 2's exclusive tree (up-sweep, root
+     *       cleared, down-sweep) over the blockDim.x totals only, one leaf a
+     *       thread, in  __shared__ T tree[MAX_LEAVES + MAX_LEAVES / 32];
+     *       (3) Each thread adds its leaf, the sum of every thread before
+     *       it, to its values and stores them.
+     * Keep: when the whole segment lies below n, move the values as
+     *       ITEMS / 4 vec4<T>::type (16 bytes each); otherwise one at a
+     *       time, 0 past n. A __syncthreads() before every level of the tree.
+     * Hint: the tree has blockDim.x leaves, not 2 * blockDim.x, so its first
+     *       level has blockDim.x / 2 busy threads. The exclusive scan of
+     *       x[k] is the inclusive one of x[k - 1].
+     */
+    /* END TODO */
+}
+
+static void scan_blelloch_stage4(const struct args *a, int block)
+{
+    launch_segments(a, (unsigned)(blelloch_segment(block) / ITEMS), blelloch_segment(block),
+                    scan_blelloch_stage4_kernel<int>, scan_blelloch_stage4_kernel<float>);
+}
+
 /* ---- the stage table: the tests, the driver and the run table read it --- */
 
 const struct stage scan_blelloch_stages[] = {
     {"1", "up-sweep and down-sweep (exclusive)", scan_blelloch_stage1},
     {"2", "shared indices padded: no bank conflicts", scan_blelloch_stage2},
     {"3", "Brent-Kung down phase (inclusive)", scan_blelloch_stage3},
+    {"4", "eight values a thread in registers", scan_blelloch_stage4},
     {NULL, NULL, NULL},
 };

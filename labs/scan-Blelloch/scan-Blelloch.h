@@ -17,6 +17,10 @@ static inline int blelloch_threads(int block)
 }
 static inline size_t blelloch_segment(int block) { return 2 * (size_t)blelloch_threads(block); }
 
+/* Stage 4's threads each scan ITEMS neighbouring values of the same
+ * segments in registers, so a segment takes segment / ITEMS threads. */
+enum { ITEMS = 8 };
+
 /* scan-Blelloch.cu's stage table, and the library row (tests/scan-Blelloch) */
 LAB_EXPORT const struct stage scan_blelloch_stages[];
 LAB_EXPORT const struct stage scan_blelloch_library;

@@ -20,6 +20,11 @@ static const char *scan_blelloch_hint(const struct problem *p, const struct stag
     const char *why = scan_hint_any(p, b);
     if (!why && strcmp(s->id, "3") != 0) /* stage 3 never clears the root */
         why = scan_hint_root(p, b, segment);
+    if (!why && strcmp(s->id, "4") == 0 && scan_off_per_run(p, b, ITEMS, segment))
+        why = "each thread's values are scanned right among themselves, but from a segment's "
+              "second thread on, each thread's run is off by one amount: the thread's leaf "
+              "of the tree, the sum of the threads before it, was not added (or was read "
+              "before the last __syncthreads())";
     if (!why && strcmp(s->id, "2") == 0 && r == 32) {
         snprintf(hint, sizeof hint,
                  "everything before out[%zu] is right, and it is value 32 of its segment: the "
@@ -34,18 +39,17 @@ static const char *scan_blelloch_hint(const struct problem *p, const struct stag
 
 static int scan_blelloch_threads(const struct stage *s, int block)
 {
-    (void)s;
-    return blelloch_threads(block);
+    return strcmp(s->id, "4") == 0 ? (int)(blelloch_segment(block) / ITEMS) : blelloch_threads(block);
 }
 
 const struct lab scan_Blelloch_lab = {
     .name = "scan-Blelloch",
-    .operation = "prefix sums of each block's segment of n values (two values a thread)",
+    .operation = "prefix sums of each block's segment of n values (two values a thread, eight in stage 4)",
     .stages = scan_blelloch_stages,
     .variants = scan_variants,
     .library = &scan_blelloch_library,
     .threads = scan_blelloch_threads,
-    .sweep_stage = "3",
+    .sweep_stage = "4",
     .args_size = sizeof(struct args),
     .setup = scan_blelloch_setup,
     .reference = scan_blelloch_reference,

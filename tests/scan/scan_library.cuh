@@ -1,6 +1,8 @@
 /* scan_library.cuh: the library rows of the single-block scan labs:
  * cub::BlockScan on the same segments as the student's stages, one block
- * each, ITEMS values per thread (1 for scan-HS, 2 for scan-Blelloch). */
+ * each, ITEMS neighbouring values per thread (1 for scan-HS, 4 for
+ * scan-Blelloch, as its last stage), read 16 bytes at a time where ITEMS
+ * allows and the segment is whole. */
 #ifndef SCAN_LIBRARY_CUH
 #define SCAN_LIBRARY_CUH
 
@@ -19,18 +21,35 @@ __global__ void block_scan_library_kernel(const T *__restrict__ in, T *__restric
     __shared__ typename scan::TempStorage temp;
     size_t first = blockIdx.x * segment + (size_t)threadIdx.x * ITEMS;
     bool mine = (size_t)threadIdx.x * ITEMS < segment;
+    typedef typename vec4<T>::type T4;
+    bool wide = ITEMS % 4 == 0 && (size_t)THREADS * ITEMS == segment &&
+                blockIdx.x * segment + segment <= n;
     T x[ITEMS];
+    if (wide) {
 #pragma unroll
-    for (int k = 0; k < ITEMS; k++)
-        x[k] = mine && first + k < n ? in[first + k] : T(0);
+        for (int k = 0; k < ITEMS; k += 4) {
+            T4 q = *reinterpret_cast<const T4 *>(in + first + k);
+            x[k] = q.x, x[k + 1] = q.y, x[k + 2] = q.z, x[k + 3] = q.w;
+        }
+    } else {
+#pragma unroll
+        for (int k = 0; k < ITEMS; k++)
+            x[k] = mine && first + k < n ? in[first + k] : T(0);
+    }
     if (inclusive)
         scan(temp).InclusiveSum(x, x);
     else
         scan(temp).ExclusiveSum(x, x);
+    if (wide) {
 #pragma unroll
-    for (int k = 0; k < ITEMS; k++)
-        if (mine && first + k < n)
-            out[first + k] = x[k];
+        for (int k = 0; k < ITEMS; k += 4)
+            *reinterpret_cast<T4 *>(out + first + k) = T4{x[k], x[k + 1], x[k + 2], x[k + 3]};
+    } else {
+#pragma unroll
+        for (int k = 0; k < ITEMS; k++)
+            if (mine && first + k < n)
+                out[first + k] = x[k];
+    }
 }
 
 template <typename T, int ITEMS> static void block_scan_library(const struct args *a, size_t segment)
