@@ -207,6 +207,48 @@ static void map_stage4b(const struct args *a, int block)
     /* END STUDENT */
 }
 
+/* ---- stage 5 ------------------------------------------------------------ */
+
+__global__ void map_stage5_kernel(float *__restrict__ out, const float *__restrict__ in,
+                                  size_t n, float a, float b)
+{
+    /* STUDENT stage 5 -------------------------------------------------------
+     * Goal: stage 3's float4 map with no loop: the thread with global index
+     *       i maps float4 number i, if there is one. Then threads 0 to
+     *       n % 4 - 1 each map one of the last n % 4 elements.
+     * Keep: one 16-byte load and one 16-byte store per vector, as in stage 3.
+     * Hint: stage 1's index and bounds test, counted in float4s. The tail's
+     *       elements start at 4 * (n / 4).
+     */
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x, vectors = n / 4;
+    if (i < vectors) {
+        float4 v = reinterpret_cast<const float4 *>(in)[i];
+        v.x = map_op(v.x, a, b);
+        v.y = map_op(v.y, a, b);
+        v.z = map_op(v.z, a, b);
+        v.w = map_op(v.w, a, b);
+        reinterpret_cast<float4 *>(out)[i] = v;
+    }
+    if (i < n - 4 * vectors)
+        out[4 * vectors + i] = map_op(in[4 * vectors + i], a, b);
+    /* END STUDENT */
+}
+
+static void map_stage5(const struct args *a, int block)
+{
+    /* STUDENT stage 5 -------------------------------------------------------
+     * Goal: launch map_stage5_kernel with a grid sized from n, as in stage 1,
+     *       but one thread per float4: ceil_div(n, 4) threads at least.
+     * Keep: n may be 0 (no launch), and 0 < n < 4 still needs one block.
+     * Hint: stage 3 gave each SM a fixed share of the array up front; here
+     *       the GPU hands the next small block to whichever SM is free.
+     */
+    unsigned grid = (unsigned)ceil_div(ceil_div(a->n, 4), block);
+    if (grid > 0)
+        map_stage5_kernel<<<grid, block>>>(a->out, a->in, a->n, a->a, a->b);
+    /* END STUDENT */
+}
+
 /* ---- the stage table: the tests, the driver and the run table read it --- */
 
 const struct stage map_stages[] = {
@@ -215,5 +257,6 @@ const struct stage map_stages[] = {
     {"3", "16-byte float4 loads and stores", map_stage3},
     {"4a", "array of structures: x of 16-byte records", map_stage4a},
     {"4b", "structure of arrays: the x array alone", map_stage4b},
+    {"5", "float4s, grid from n: blocks balance SMs", map_stage5},
     {NULL, NULL, NULL},
 };

@@ -67,8 +67,9 @@ static const char *map_hint(const struct problem *p, const struct stage *s,
     const float *got = b->got, *x = problem_buffer(p, "in")->host,
                 *soa = problem_buffer(p, "soa")->host;
     size_t i = m->first, n = p->n, vectors = n / 4;
+    bool float4s = strcmp(s->id, "3") == 0 || strcmp(s->id, "5") == 0;
 
-    if (strcmp(s->id, "3") == 0 && m->first >= 4 * vectors && n % 4) {
+    if (float4s && m->first >= 4 * vectors && n % 4) {
         snprintf(hint, sizeof hint,
                  n < 4 ? "nothing was written, and with n = %zu every element lies in the scalar "
                          "tail after the float4 part: is the tail missing, or is the stage still "
@@ -78,7 +79,7 @@ static const char *map_hint(const struct problem *p, const struct stage *s,
                  n % 4);
         return hint;
     }
-    if (strcmp(s->id, "3") == 0 && m->count >= 3 * vectors && m->count < 4 * vectors)
+    if (float4s && m->count >= 3 * vectors && m->count < 4 * vectors)
         return "about three elements in four are wrong: a float4 has four lanes (.x .y .z .w) "
                "and every one needs the operation";
     if (got[i] == x[i])
