@@ -12,10 +12,10 @@
  * memory). Big tiles keep many bytes on their way from memory while other
  * tiles wait for their carry: on an H100, 24 values a thread beat 16 by 8 %
  * in stage 4 (results/H100.md). */
-enum { ITEMS = 24 };
+enum { ITEMS = 24, MAX_TILE_THREADS = 512 };
 static inline int tile_threads(int block)
 {
-    return block < 32 ? 32 : block > 512 ? 512 : block / 32 * 32;
+    return block < 32 ? 32 : block > MAX_TILE_THREADS ? MAX_TILE_THREADS : block / 32 * 32;
 }
 static inline size_t tile_size(int block) { return (size_t)tile_threads(block) * ITEMS; }
 
