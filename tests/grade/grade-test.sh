@@ -93,7 +93,7 @@ mkdir -p "$class/old-skeleton/labs/map" && grep -v 'END TODO' "$good" > "$class/
 # the stage table is outside the TODO regions: pointing every stage at stage 1
 sed 's/^\(    {"[0-9ab]*", "[^"]*", \)map_stage[0-9ab]*}/\1map_stage1}/' "$good" > "$class/table.cu"
 mkdir -p "$class/changes-table/labs/map" && awk '
-    /\/\* TODO stage [2-4]/ { skip = 1 } /END TODO/ { if (skip) { print; skip = 0; next } }
+    /\/\* TODO stage [2-9]/ { skip = 1 } /END TODO/ { if (skip) { print; skip = 0; next } }
     /^[ \t]*\*\// && skip == 1 { print; skip = 2; next } skip == 2 { next } { print }' \
     "$class/table.cu" > "$class/changes-table/labs/map/map.cu"
 
@@ -102,22 +102,23 @@ GRADE_RUN_SECONDS=30 SANDBOX_MEM_MB=1024 SANDBOX_DISK_MB=512 SEED=7 make --no-pr
 after=$(git status --porcelain; find common tests tools labs Makefile -type f -exec md5sum {} + | sort)
 
 status=0
+full=$(tests/grade/stages.sh map) # a point a stage
 expect() { # NAME POINTS
     local got
     got=$(awk -F'\t' '{ t += $3 } END { print t + 0 }' "$out"/"$1"/map/score.tsv 2> /dev/null)
-    if [ "$got" = "$2" ]; then echo "grade-test: $1: $got of 5, as it should"
-    else echo "grade-test: $1: $got of 5, expected $2"; status=1; fi
+    if [ "$got" = "$2" ]; then echo "grade-test: $1: $got of $full, as it should"
+    else echo "grade-test: $1: $got of $full, expected $2"; status=1; fi
 }
 name() { # the folder of OUT that grades submission $1 (tools/grade.sh)
     local n
     n=$(printf '%s' "$1" | LC_ALL=C tr -c 'A-Za-z0-9._-' '_')
     [ "$n" = "$1" ] && echo "$n" || echo "$n-$(printf '%s' "$1" | cksum | cut -d' ' -f1)"
 }
-expect "$(name 'good one')" 5
-expect "$(name "it's \`date\` \$(id)")" 5
+expect "$(name 'good one')" $full
+expect "$(name "it's \`date\` \$(id)")" $full
 expect skeleton 0
-expect rewrites-grader 5 # its writes fail; its kernels are right
-expect escapes 5 # it stays inside; its kernels are right
+expect rewrites-grader $full # its writes fail; its kernels are right
+expect escapes $full # it stays inside; its kernels are right
 for attack in fakes-summary kills-all hangs reads-solution plants-links hogs-memory fills-disk; do
     expect $attack 0
 done
@@ -132,7 +133,7 @@ reason fills-disk 'no result'
 expect old-skeleton 0
 reason old-skeleton 'older than them'
 expect defines-criterion 0
-expect own-header 5 # the header is the grader's
+expect own-header $full # the header is the grader's
 expect no-map 0
 reason no-map 'no labs/map/map.cu'
 
@@ -140,8 +141,8 @@ expect changes-table 1
 grep -q "frame changed" "$out"/changes-table/map/frame.note 2> /dev/null ||
     { echo "grade-test: changes-table: the changed stage table was not reported"; status=1; }
 [ "$before" = "$after" ] || { echo "grade-test: the grader's tree changed"; status=1; }
-grep -q '"score": 5,' "$out/$(name 'good one')/results.json" &&
-    [ "$(grep -c '<testcase ' "$out/junit.xml")" = $(( $(find "$class" -mindepth 1 -maxdepth 1 -type d | wc -l) * 5 )) ] && grep -q '^"good one",5,5,5$' "$out/grades.csv" ||
+grep -q "\"score\": $full," "$out/$(name 'good one')/results.json" &&
+    [ "$(grep -c '<testcase ' "$out/junit.xml")" = $(( $(find "$class" -mindepth 1 -maxdepth 1 -type d | wc -l) * full )) ] && grep -q "^\"good one\",$full,$full,$full\$" "$out/grades.csv" ||
     { echo "grade-test: results.json, junit.xml or grades.csv do not say what the scores say"; status=1; }
 
 # Two gradings at once in one checkout, in two OUTs, of two submissions of
@@ -152,7 +153,7 @@ for k in one two; do
     SEED=7 make --no-print-directory grade SUBMISSIONS="$class/$k" OUT="$out/$k" LAB=map EMU="$emu" > "$out/$k.log" 2>&1 &
 done
 wait
-grep -q '^grade: same: 5 of 5$' "$out/one.log" && grep -q '^grade: same: 0 of 5$' "$out/two.log" ||
+grep -q "^grade: same: $full of $full\$" "$out/one.log" && grep -q "^grade: same: 0 of $full\$" "$out/two.log" ||
     { echo "grade-test: two gradings at once mixed their submissions up"; status=1; }
 if flock -n "$out/one/.lock" make --no-print-directory grade SUBMISSIONS="$class/one" OUT="$out/one" \
         LAB=map EMU="$emu" 2>&1 | grep -q 'another make grade is writing'; then

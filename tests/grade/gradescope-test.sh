@@ -27,14 +27,15 @@ good=$root/good.cu
 tests/grade/handed-in.sh map > "$good"
 
 mkdir -p "$root/submission" && cp "$good" "$root/submission/map.cu"
-[ "$(upload "map.cu alone")" = 5 ] || fail "a finished map.cu, uploaded alone, did not score 5"
+full=$(tests/grade/stages.sh map) # a point a stage
+[ "$(upload "map.cu alone")" = "$full" ] || fail "a finished map.cu, uploaded alone, did not score $full"
 rm -rf "$root/submission" && mkdir -p "$root/submission/labs/map" && cp labs/map/map.cu "$root/submission/labs/map/"
 [ "$(upload "the skeleton")" = 0 ] || fail "the skeleton did not score 0"
 if [ "$(id -u)" = 0 ]; then # the sandbox's fallback: a user of its own
     cp "$good" "$root/submission/labs/map/map.cu"
-    [ "$(upload "without namespaces" SANDBOX=none)" = 5 ] &&
+    [ "$(upload "without namespaces" SANDBOX=none)" = "$full" ] &&
         grep -q 'running as user' "$root/grading/grades/submission/map/run.log" ||
-        fail "as root without namespaces, a finished map did not score 5 as a user of its own"
+        fail "as root without namespaces, a finished map did not score $full as a user of its own"
 fi
 rm -rf "$root/submission" && mkdir -p "$root/submission"
 [ "$(upload "nothing")" = 0 ] && grep -q 'No lab file' "$root/results/results.json" ||
