@@ -55,7 +55,7 @@ endif
 # Without a GPU, test and run fall back to the CPU emulation by themselves,
 # as check does (in a student copy, check too); EMU=0 insists on a GPU.
 ifeq ($(origin EMU),undefined)
-  ifneq ($(filter test run build grade $(if $(STUDENT_COPY),check),$(MAKECMDGOALS)),)
+  ifneq ($(filter test run build grade bench $(if $(STUDENT_COPY),check),$(MAKECMDGOALS)),)
     ifeq ($(ARCH),)
       EMU := 1
       $(info No NVIDIA GPU here (nvidia-smi finds none): running on the CPU emulation, as EMU=1 does.)
@@ -363,6 +363,21 @@ gradescope:
 	@cd grading/gradescope && zip -q ../../build/gradescope/autograder.zip setup.sh run_autograder
 	@echo "gradescope: build/gradescope/autograder.zip, to upload as a programming assignment's autograder"
 
+# ---- how each stage's cost grows with n ------------------------------------------
+# make bench: every stage, the library and the copy from n = 2^10 to 2^28,
+# each checked once and timed as make run times it, into
+# results/bench/<gpu>/<lab>.csv and a gnuplot .svg beside it (tools/bench.sh;
+# OUT= another folder). Times under the emulation would be the CPU's: refused.
+bench: $(if $(filter 1,$(EMU)),,$(BINARIES))
+	@if [ "$(EMU)" = 1 ]; then echo "make bench: no sweep under EMU=1: its times would be the \
+	CPU's, not a GPU's. Run it where nvidia-smi finds a GPU (make check-bench tests the CSV and \
+	plot code without one)"; exit 1; fi
+	@tools/bench.sh "$(BUILD)/$(TREE)" "$(or $(OUT),results/bench)" $(SELECTED)
+
+# make bench's CSV and plot code on a tiny emulated sweep, for CI (tests/bench).
+check-bench:
+	+@tests/bench/bench-test.sh
+
 # The student copy checked as CI checks it: it builds, its make check passes,
 # its tests fail until a lab is done and pass once it is (tests/dist).
 check-dist:
@@ -370,7 +385,7 @@ check-dist:
 
 # ---- what students and instructors run -----------------------------------------
 .PHONY: help test run build skeletons check check-skeletons prove mutants diff handouts deps \
-        sanitize profile grade check-grade dist check-dist gradescope clean need-nvcc need-criterion need-pandoc FORCE
+        sanitize profile grade check-grade dist check-dist gradescope bench check-bench clean need-nvcc need-criterion need-pandoc FORCE
 
 build: $(BINARIES)
 
@@ -453,7 +468,8 @@ handouts: $(HANDOUTS)
 	@echo "handouts: $(HANDOUTS)"
 
 $(BUILD)/handouts/%.html: handouts/%.md $(HANDOUT_PAGES) handouts/handout.css \
-                          $(wildcard handouts/figures/*.svg) tools/handout-pages.sh | need-pandoc
+                          $(wildcard handouts/figures/*.svg results/bench/*/*.svg) \
+                          tools/handout-pages.sh | need-pandoc
 	@mkdir -p $(@D)
 	$(Q)tools/handout-pages.sh nav $* $(HANDOUT_PAGES) > $(@:.html=.nav)
 	$(Q)$(PANDOC_HTML) --toc --include-before-body=$(@:.html=.nav) \
@@ -494,6 +510,8 @@ help:
 	@echo "                                          scans: exclusive-int, inclusive-float...;"
 	@echo "                                          compact: int-half, int-sparse, float-dense...)"
 	@echo "  make handouts            the handouts as HTML in $(BUILD)/handouts/ (start at index.html)"
+	@echo "  make bench LAB=reduce    on a GPU: every stage, the library and the copy from n = 2^10"
+	@echo "                           to 2^28, to results/bench/<gpu>/<lab>.csv and a plot (.svg)"
 	@echo "  make sanitize LAB=reduce STAGE=3 TOOL=racecheck   on a GPU: the stage once under"
 	@echo "                           compute-sanitizer (TOOL=memcheck, racecheck, synccheck, initcheck)"
 	@echo "  make profile LAB=reduce STAGE=2   on a GPU: the stage's kernels under Nsight Compute:"
@@ -524,5 +542,5 @@ help:
 	@echo "                           tests pass on every solution and fail on every skeleton"
 	@echo "  make mutants             plant the usual student mistakes (tests/mutants) and check"
 	@echo "                           that the tests catch each and name its cause (LAB= some)"
-	@echo "  make deps                install Criterion and pandoc (apt)"
+	@echo "  make deps                install Criterion, pandoc and gnuplot (apt)"
 

@@ -11,6 +11,8 @@
  * For grading (tools/grade.sh), dump=DIR adds to once=1 each stage's
  * results, written to DIR/<stage>-<variant>/, and judge=DIR judges those
  * files instead of running any kernel, printing a RESULT line a case.
+ * csv=FILE (make bench, tools/bench.sh) appends each row's figures to FILE,
+ * and times the first variant only unless variant= names one or is "all".
  *
  * A lab with variants (reduce: int and float) gets one table each; a lab
  * with a library version (CUB) gets its row, checked and timed alongside.
@@ -43,12 +45,13 @@ struct run_options {
     bool sweep;
     bool once; /* check each stage once, time nothing */
     const char *dump, *judge; /* grading: where results go, or whence they are judged */
+    const char *csv;          /* make bench: the file the rows are appended to */
 };
 
 enum { OPT_N, OPT_STAGE, OPT_VARIANT, OPT_SEED, OPT_BLOCK, OPT_SWEEP, OPT_ONCE, OPT_DUMP,
-       OPT_JUDGE, OPTIONS };
+       OPT_JUDGE, OPT_CSV, OPTIONS };
 static const char *const option_names[OPTIONS] = {
-    "n", "stage", "variant", "seed", "block", "sweep", "once", "dump", "judge"};
+    "n", "stage", "variant", "seed", "block", "sweep", "once", "dump", "judge", "csv"};
 
 static void usage(const char *bad)
 {
@@ -142,6 +145,8 @@ static struct run_options parse_options(int argc, char *argv[])
     o.dump = text[OPT_DUMP];
     o.judge = text[OPT_JUDGE];
     o.once |= o.dump || o.judge;
+    o.csv = text[OPT_CSV];
+    o.sweep &= !o.csv;
     return o;
 }
 
@@ -432,6 +437,27 @@ static void note_failure(const struct problem *p, const struct stage *s, const s
              line_end ? line_end : msg);
 }
 
+/* make bench: one line a row, appended to csv= (the columns: BENCH_COLUMNS). */
+static FILE *bench_csv;
+#define BENCH_COLUMNS "lab,variant,n,rows,cols,stage,check,ms,gbps,copy_share,cpu_ms,vs_cpu"
+
+static void bench_row(const struct problem *p, const char *stage, const char *check, double ms,
+                      double gbps, double share, double cpu_ms)
+{
+    if (!bench_csv)
+        return;
+    const char *variant = variant_name(p->lab, p->variant);
+    size_t cols = p->cols ? p->cols : 1;
+    fprintf(bench_csv, "%s,%s,%zu,%zu,%zu,%s,%s,", p->lab->name, variant ? variant : "-", p->n,
+            p->n / cols, cols, stage, check);
+    if (ms > 0)
+        fprintf(bench_csv, "%.6f,%.2f,%.4f,%.6f,%.3f\n", ms, gbps, share / 100, cpu_ms,
+                cpu_ms / ms);
+    else
+        fprintf(bench_csv, ",,,%.6f,\n", cpu_ms);
+    fflush(bench_csv);
+}
+
 /* The counts of the last stage counted (emulation), for its lines. */
 static struct access_counts last_counts;
 
@@ -445,6 +471,7 @@ static double time_stage_row(struct problem *p, const struct stage *s, const cha
     double copies = time_gpu_ms(upload_once, &j, 1, emu ? 1 : 5) +
                     time_gpu_ms(download_once, &j, 1, emu ? 1 : 5);
     double gbps = p->bytes / ms / 1e6;
+    bench_row(p, label, "ok", ms, gbps, 100 * gbps / t->copy_gbps, t->cpu_ms);
     if (emu) { /* CPU times: no bandwidths or speedups to show, but counts */
         double writes = problem_output_writes(p);
         struct access_counts *counts = &last_counts;
@@ -467,8 +494,15 @@ static double stage_row(struct problem *p, const struct stage *s, const char *la
 {
     struct finding f;
     watch(p->lab->name, s);
+    if (bench_csv) { /* make bench: where the sweep is */
+        const char *variant = variant_name(p->lab, p->variant);
+        fprintf(stderr, "\rbench: %s%s%s, %s = %s, stage %s\033[K", p->lab->name,
+                variant ? " " : "", variant ? variant : "", p->cols ? "shape" : "n",
+                size_text(p->n, p->cols), label);
+    }
     if (problem_verify(p, s, &f))
         return time_stage_row(p, s, label, t, prev_ms);
+    bench_row(p, label, "WRONG", 0, 0, 0, t->cpu_ms);
     print_row(&(struct row){.stage = label, .idea = s->idea, .check = "WRONG", .colour = RED});
     note_failure(p, s, &f, o);
     return 0;
@@ -692,6 +726,7 @@ static bool run_table(const struct lab *lab, int variant, const struct run_optio
 {
     struct problem *p = problem_new(lab, variant, opt->n, opt->cols, opt->seed, opt->block);
     struct timing t = time_baselines(p);
+    bench_row(p, "copy", "-", t.copy_ms, t.copy_gbps, 100, t.cpu_ms);
     print_table_intro(p, &t);
     print_table_heading(&t);
     struct outcome o = {0};
@@ -719,7 +754,16 @@ int main(int argc, char *argv[])
                why);
         return 1;
     }
+    bool every = o.variant && strcmp(o.variant, "all") == 0;
+    if (every)
+        o.variant = NULL;
     int only = check_options(lab, &o);
+    if (o.csv) {
+        if (!o.variant && !every)
+            only = 0; /* a sweep times one variant unless asked for more */
+        if (!(bench_csv = fopen(o.csv, "a")))
+            die("csv=%s: %s", o.csv, strerror(errno));
+    }
     bool ok = true;
     for (int v = 0; v < variant_count(lab) && gpu_healthy(); v++)
         if (only < 0 || v == only) {

@@ -1,18 +1,20 @@
 #!/bin/sh
 # deps.sh NVCC: install what the workbook needs beside the CUDA toolkit:
-# Criterion (the tests), pandoc (the handouts) and pkg-config, through apt.
+# Criterion (the tests), pandoc (the handouts), gnuplot (make bench's plots)
+# and pkg-config, through apt.
 nvcc=${1:-/usr/local/cuda/bin/nvcc}
 missing=""
 command -v pkg-config > /dev/null 2>&1 || missing="$missing pkg-config"
 pkg-config --exists criterion 2> /dev/null || missing="$missing libcriterion-dev"
 command -v pandoc > /dev/null 2>&1 || missing="$missing pandoc"
+command -v gnuplot > /dev/null 2>&1 || missing="$missing gnuplot-nox"
 
 if ! command -v "$nvcc" > /dev/null 2>&1; then
     echo "deps: no CUDA toolkit at $nvcc. Install it (NVIDIA's CUDA downloads page gives"
     echo "      the apt commands for your distribution), or point CUDA= at it."
 fi
 if [ -z "$missing" ]; then
-    echo "deps: Criterion $(pkg-config --modversion criterion) and $(pandoc --version | head -n 1) are installed"
+    echo "deps: Criterion $(pkg-config --modversion criterion), $(pandoc --version | head -n 1) and $(gnuplot --version) are installed"
     exit 0
 fi
 if ! command -v apt-get > /dev/null 2>&1; then
@@ -36,7 +38,8 @@ if ! { $sudo apt-get update -qq &&
        $sudo env DEBIAN_FRONTEND=noninteractive \
            apt-get install -y -qq --no-install-recommends $missing > /dev/null; }; then
     echo "deps: apt-get could not install$missing (see its messages above)."
-    echo "      Without Criterion the tests cannot build; without pandoc only the handouts are missing."
+    echo "      Without Criterion the tests cannot build; without pandoc the handouts, and"
+    echo "      without gnuplot make bench's plots, are all that is missing."
     exit 1
 fi
-echo "deps: done: Criterion $(pkg-config --modversion criterion), $(pandoc --version | head -n 1)"
+echo "deps: done: Criterion $(pkg-config --modversion criterion), $(pandoc --version | head -n 1), $(gnuplot --version)"

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# bench.sh BINS OUT LAB...: make bench. Each lab's run table (BINS/LAB/run,
+# csv=) at n = 2^10, 2^12, ... 2^28, one table a size: every stage, the
+# library and the copy, each checked once and then timed as `make run` times
+# them. The rows go to OUT/<gpu>/<lab>.csv under a header naming the GPU,
+# driver, CUDA, date and commit; then tools/bench-plot.sh draws
+# OUT/<gpu>/<lab>.svg from it. Transpose sweeps squares from 2^5x2^5 to 2^14x2^14
+# and the odd shapes one row short and one column over of each.
+#   STAGE= and VARIANT= pass to the driver (VARIANT=all: every variant; the
+#   first by default). BENCH_SIZES="2^10 2^12" replaces the sizes: the tests'
+#   tiny sweep. COMMIT= names the commit where git cannot.
+set -u
+bins=$1 out=$2
+shift 2
+sizes=${BENCH_SIZES:-"2^10 2^12 2^14 2^16 2^18 2^20 2^22 2^24 2^26 2^28"}
+seed=${SEED:-1}
+
+gpu=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2> /dev/null | head -n 1)
+if [ -z "$gpu" ]; then gpu="CPU emulation, -"; fi
+name=${gpu%%,*} driver=${gpu##*, }
+folder=$(printf '%s' "${name#NVIDIA }" | tr -c 'A-Za-z0-9.\n' '-') # H100-80GB-HBM3
+commit=${COMMIT:-$(git rev-parse --short HEAD 2> /dev/null || echo unknown)}
+cuda=$(nvcc --version 2> /dev/null | tail -n 1)
+mkdir -p "$out/$folder" || exit 1
+
+shapes() { # LAB: the sizes its driver takes
+    if grep -q '\.matrix *= *true' "tests/$1/$1_lab.c" 2> /dev/null; then
+        for k in $(seq 5 14); do
+            if [ -n "${BENCH_SIZES:-}" ] && [ "$k" -gt 6 ]; then break; fi
+            side=$((1 << k))
+            echo "${side}x${side} $((side - 1))x$((side + 1))"
+        done
+    else
+        echo "$sizes"
+    fi
+}
+
+status=0
+for lab in "$@"; do
+    csv=$out/$folder/$lab.csv log=$out/$folder/$lab.log
+    tmp=$(mktemp) || exit 1
+    {
+        echo "# make bench LAB=$lab: each row checked once, then timed as make run times it"
+        echo "# (median of 20 CUDA-event runs after 3 warm-ups; cpu_ms: the CPU reference, one core)"
+        echo "# gpu: $name"
+        echo "# driver: $driver"
+        echo "# cuda: ${cuda:-unknown}"
+        echo "# date: $(date -u '+%Y-%m-%d %H:%M UTC')"
+        echo "# commit: $commit"
+        echo "# seed: $seed${STAGE:+, STAGE=$STAGE}${VARIANT:+, VARIANT=$VARIANT}"
+        echo "lab,variant,n,rows,cols,stage,check,ms,gbps,copy_share,cpu_ms,vs_cpu"
+    } > "$tmp"
+    : > "$log"
+    for n in $(shapes "$lab"); do
+        # the tables go to the log; the driver's progress line and errors to the terminal
+        wrong=$(grep -c ',WRONG,' "$tmp")
+        if ! "$bins/$lab/run" n="$n" seed="$seed" csv="$tmp" >> "$log"; then
+            status=1
+            [ "$(grep -c ',WRONG,' "$tmp")" != "$wrong" ] ||
+                { echo; echo "bench: $lab at n = $n did not finish (its tables: $log)"; }
+        fi
+    done
+    mv "$tmp" "$csv"
+    echo
+    echo "bench: $lab: $csv"
+    wrong=$(awk -F, '$7 == "WRONG" && !seen[$6]++ { printf " %s", $6 }' "$csv")
+    [ -z "$wrong" ] || echo "bench: $lab: wrong results from stage$wrong, left out of the plot" \
+        "(make test LAB=$lab says why)"
+    tools/bench-plot.sh "$csv" || status=1
+done
+exit $status
