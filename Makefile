@@ -44,7 +44,8 @@ endif
 # A student copy (make dist) has no solutions/. What needs them says so; its
 # make check is the student's: the harness, the emulation, every lab built.
 STUDENT_COPY := $(if $(wildcard solutions/*/*.cu),,1)
-FOR_INSTRUCTORS := skeletons check-skeletons prove mutants grade check-grade diff dist check-dist gradescope
+FOR_INSTRUCTORS := skeletons check-skeletons prove mutants grade check-grade diff dist check-dist gradescope \
+                   check-bench
 ifeq ($(STUDENT_COPY),1)
   ifneq ($(filter $(FOR_INSTRUCTORS),$(MAKECMDGOALS))$(filter 1,$(SOLUTION)),)
     $(error make $(or $(firstword $(filter $(FOR_INSTRUCTORS),$(MAKECMDGOALS))),test SOLUTION=1) \

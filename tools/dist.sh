@@ -18,7 +18,7 @@ git archive --format=tar HEAD | tar -x -C "$dir/$name"
 mkdir -p "$dir/$name/.github/workflows"
 tools/classroom.sh grading/weights.txt "$@" > "$dir/$name/.github/workflows/classroom.yml"
 cd "$dir/$name"
-rm -rf solutions grading .ci tests/grade tests/mutants labs/.skeletons.sha256 \
+rm -rf solutions grading .ci tests/grade tests/mutants tests/bench labs/.skeletons.sha256 \
     tools/grade.sh tools/grade-report.sh tools/sandbox.sh tools/splice.awk \
     tools/skeleton.awk tools/skeletons.sh tools/prove.sh tools/dist.sh results/grading.md
 awk '/^<!-- instructors -->$/ { skip = 1; next } /^<!-- \/instructors -->$/ { skip = 0; next } !skip' \
