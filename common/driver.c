@@ -437,12 +437,14 @@ static void note_failure(const struct problem *p, const struct stage *s, const s
              line_end ? line_end : msg);
 }
 
-/* make bench: one line a row, appended to csv= (the columns: BENCH_COLUMNS). */
+/* make bench: one line a row, appended to csv=, which starts with the
+ * columns' names when it starts empty. */
 static FILE *bench_csv;
-#define BENCH_COLUMNS "lab,variant,n,rows,cols,stage,check,ms,gbps,copy_share,cpu_ms,vs_cpu"
+static const char bench_columns[] =
+    "lab,variant,n,rows,cols,stage,check,ms,gbps,copy_share,cpu_ms,vs_cpu\n";
 
 static void bench_row(const struct problem *p, const char *stage, const char *check, double ms,
-                      double gbps, double share, double cpu_ms)
+                      double gbps, double copy_share, double cpu_ms)
 {
     if (!bench_csv)
         return;
@@ -451,7 +453,7 @@ static void bench_row(const struct problem *p, const char *stage, const char *ch
     fprintf(bench_csv, "%s,%s,%zu,%zu,%zu,%s,%s,", p->lab->name, variant ? variant : "-", p->n,
             p->n / cols, cols, stage, check);
     if (ms > 0)
-        fprintf(bench_csv, "%.6f,%.2f,%.4f,%.6f,%.3f\n", ms, gbps, share / 100, cpu_ms,
+        fprintf(bench_csv, "%.6f,%.2f,%.4f,%.6f,%.3f\n", ms, gbps, copy_share, cpu_ms,
                 cpu_ms / ms);
     else
         fprintf(bench_csv, ",,,%.6f,\n", cpu_ms);
@@ -471,7 +473,7 @@ static double time_stage_row(struct problem *p, const struct stage *s, const cha
     double copies = time_gpu_ms(upload_once, &j, 1, emu ? 1 : 5) +
                     time_gpu_ms(download_once, &j, 1, emu ? 1 : 5);
     double gbps = p->bytes / ms / 1e6;
-    bench_row(p, label, "ok", ms, gbps, 100 * gbps / t->copy_gbps, t->cpu_ms);
+    bench_row(p, label, "ok", ms, gbps, gbps / t->copy_gbps, t->cpu_ms);
     if (emu) { /* CPU times: no bandwidths or speedups to show, but counts */
         double writes = problem_output_writes(p);
         struct access_counts *counts = &last_counts;
@@ -726,7 +728,7 @@ static bool run_table(const struct lab *lab, int variant, const struct run_optio
 {
     struct problem *p = problem_new(lab, variant, opt->n, opt->cols, opt->seed, opt->block);
     struct timing t = time_baselines(p);
-    bench_row(p, "copy", "-", t.copy_ms, t.copy_gbps, 100, t.cpu_ms);
+    bench_row(p, "copy", "-", t.copy_ms, t.copy_gbps, 1, t.cpu_ms);
     print_table_intro(p, &t);
     print_table_heading(&t);
     struct outcome o = {0};
@@ -763,6 +765,8 @@ int main(int argc, char *argv[])
             only = 0; /* a sweep times one variant unless asked for more */
         if (!(bench_csv = fopen(o.csv, "a")))
             die("csv=%s: %s", o.csv, strerror(errno));
+        if (fseek(bench_csv, 0, SEEK_END) == 0 && ftell(bench_csv) == 0)
+            fputs(bench_columns, bench_csv);
     }
     bool ok = true;
     for (int v = 0; v < variant_count(lab) && gpu_healthy(); v++)

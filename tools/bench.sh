@@ -4,8 +4,9 @@
 # library and the copy, each checked once and then timed as `make run` times
 # them. The rows go to OUT/<gpu>/<lab>.csv under a header naming the GPU,
 # driver, CUDA, date and commit; then tools/bench-plot.sh draws
-# OUT/<gpu>/<lab>.svg from it. Transpose sweeps squares from 2^5x2^5 to 2^14x2^14
-# and the odd shapes one row short and one column over of each.
+# OUT/<gpu>/<lab>.svg from it. A matrix lab (transpose) takes, for each
+# size, the square of that many elements and the odd shape one row short and
+# one column over.
 #   STAGE= and VARIANT= pass to the driver (VARIANT=all: every variant; the
 #   first by default). BENCH_SIZES="2^10 2^12" replaces the sizes: the tests'
 #   tiny sweep. COMMIT= names the commit where git cannot.
@@ -25,9 +26,8 @@ mkdir -p "$out/$folder" || exit 1
 
 shapes() { # LAB: the sizes its driver takes
     if grep -q '\.matrix *= *true' "tests/$1/$1_lab.c" 2> /dev/null; then
-        for k in $(seq 5 14); do
-            if [ -n "${BENCH_SIZES:-}" ] && [ "$k" -gt 6 ]; then break; fi
-            side=$((1 << k))
+        for n in $sizes; do
+            side=$(awk -v n=$((${n/^/**})) 'BEGIN { printf "%d", sqrt(n) + 0.5 }')
             echo "${side}x${side} $((side - 1))x$((side + 1))"
         done
     else
@@ -38,18 +38,7 @@ shapes() { # LAB: the sizes its driver takes
 status=0
 for lab in "$@"; do
     csv=$out/$folder/$lab.csv log=$out/$folder/$lab.log
-    tmp=$(mktemp) || exit 1
-    {
-        echo "# make bench LAB=$lab: each row checked once, then timed as make run times it"
-        echo "# (median of 20 CUDA-event runs after 3 warm-ups; cpu_ms: the CPU reference, one core)"
-        echo "# gpu: $name"
-        echo "# driver: $driver"
-        echo "# cuda: ${cuda:-unknown}"
-        echo "# date: $(date -u '+%Y-%m-%d %H:%M UTC')"
-        echo "# commit: $commit"
-        echo "# seed: $seed${STAGE:+, STAGE=$STAGE}${VARIANT:+, VARIANT=$VARIANT}"
-        echo "lab,variant,n,rows,cols,stage,check,ms,gbps,copy_share,cpu_ms,vs_cpu"
-    } > "$tmp"
+    tmp=$(mktemp) || exit 1 # the rows, under the driver's line of column names
     : > "$log"
     for n in $(shapes "$lab"); do
         # the tables go to the log; the driver's progress line and errors to the terminal
@@ -60,7 +49,18 @@ for lab in "$@"; do
                 { echo; echo "bench: $lab at n = $n did not finish (its tables: $log)"; }
         fi
     done
-    mv "$tmp" "$csv"
+    {
+        echo "# make bench LAB=$lab: each row checked once, then timed as make run times it"
+        echo "# (median of 20 CUDA-event runs after 3 warm-ups; cpu_ms: the CPU reference, one core)"
+        echo "# gpu: $name"
+        echo "# driver: $driver"
+        echo "# cuda: ${cuda:-unknown}"
+        echo "# date: $(date -u '+%Y-%m-%d %H:%M UTC')"
+        echo "# commit: $commit"
+        echo "# seed: $seed${STAGE:+, STAGE=$STAGE}${VARIANT:+, VARIANT=$VARIANT}"
+        cat "$tmp"
+    } > "$csv"
+    rm -f "$tmp"
     echo
     echo "bench: $lab: $csv"
     wrong=$(awk -F, '$7 == "WRONG" && !seen[$6]++ { printf " %s", $6 }' "$csv")

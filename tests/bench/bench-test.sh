@@ -38,6 +38,8 @@ for field in gpu driver cuda date commit seed; do
     grep -q "^# $field: ." "$csv" 2> /dev/null || fail "map.csv's header does not give the $field"
 done
 grep -q '^# commit: tested$' "$csv" || fail "map.csv does not name the commit it was given"
+[ "$(grep -c '^lab,variant,n,rows,cols,stage,check,ms,gbps,copy_share,cpu_ms,vs_cpu$' "$csv")" = 1 ] ||
+    fail "map.csv does not name its columns once, under its header"
 awk -F, '!/^#/ && $1 != "lab" { rows++; if (NF != 12 || $7 != ($6 == "copy" ? "-" : "ok")) bad++ }
          END { exit !(rows == 2 * (1 + '"$stages"') && !bad) }' "$csv" ||
     fail "map.csv should hold, at each of 2 sizes, the copy and $stages stages checked ok, 12 fields a row"
