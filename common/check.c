@@ -41,6 +41,65 @@ const struct stage *stage_find(const struct lab *lab, const char *id)
     return NULL;
 }
 
+/* The id a facts row starts with. */
+static const char *row_id(const struct lab *lab, size_t k)
+{
+    return *(const char *const *)((const char *)lab->facts + k * lab->facts_size);
+}
+
+static bool has_row(const struct lab *lab, const char *id, size_t *k)
+{
+    for (*k = 0; lab->facts && row_id(lab, *k); ++*k)
+        if (strcmp(row_id(lab, *k), id) == 0)
+            return true;
+    return false;
+}
+
+const void *stage_facts(const struct lab *lab, const struct stage *s)
+{
+    size_t k;
+    if (!has_row(lab, s->id, &k))
+        die("%s: tests/%s/%s_lab.c has no facts for stage %s: give it a row", lab->name,
+            lab->name, lab->name, s->id);
+    return (const char *)lab->facts + k * lab->facts_size;
+}
+
+/* The sizes of every lab but those that say others: awkward ones, and the
+ * block sizes the tests use. */
+static const struct grade_case workbook_grade_cases[] = {
+    {"1", 256}, {"33", 256}, {"1025", 256}, {"100003", 256}, {"100003", 32}, {"100003", 1024},
+    {NULL, 0},
+};
+
+const struct grade_case *lab_grade_cases(const struct lab *lab)
+{
+    return lab->grade_cases ? lab->grade_cases : workbook_grade_cases;
+}
+
+void lab_check(const struct lab *lab)
+{
+    for (const struct stage *s = lab->stages; s->id; s++) {
+        if (stage_find(lab, s->id) != s)
+            die("%s: two stages have the id %s", lab->name, s->id);
+        if (lab->facts)
+            stage_facts(lab, s);
+    }
+    if (lab->facts && lab->library)
+        stage_facts(lab, lab->library);
+    for (size_t k = 0; lab->facts && row_id(lab, k); k++)
+        if (!stage_find(lab, row_id(lab, k)) &&
+            !(lab->library && strcmp(lab->library->id, row_id(lab, k)) == 0))
+            die("%s: tests/%s/%s_lab.c has facts for a stage %s, which the stage table lacks",
+                lab->name, lab->name, lab->name, row_id(lab, k));
+    for (const struct grade_case *c = lab_grade_cases(lab); c->size; c++) {
+        size_t n, cols;
+        if (!(lab->matrix ? parse_shape(c->size, &n, &cols) : parse_size(c->size, &n)) ||
+            c->block < 1 || c->block > 1024)
+            die("%s: the grading case %s, block %d, is no %s with a block of 1 to 1024 threads",
+                lab->name, c->size, c->block, lab->matrix ? "ROWSxCOLS shape" : "size");
+    }
+}
+
 bool stage_selected(const struct stage *s, const char *filter)
 {
     if (!filter || !*filter)

@@ -604,6 +604,7 @@ static void header(void)
 int main(int argc, char *argv[])
 {
     const char *stage = getenv("STAGE"), *variant = getenv("VARIANT");
+    lab_check(workbook_lab);
     (void)colour_on(); /* decided here, before a signal handler may ask */
     pid_t group = getpgrp();
     all_tests = criterion_initialize();

@@ -28,6 +28,13 @@ struct stage {
     void (*launch)(const struct args *a, int block); /* block: threads per block */
 };
 
+/* One size make grade judges every stage at: what N= takes ("100003",
+ * "1000x999"), and the threads per block. */
+struct grade_case {
+    const char *size;
+    int block;
+};
+
 /* U8, U16: inputs only (bytes, 16-bit values); U64: scratch only (status words) */
 enum elem { F32, I32, U32, U8, U16, U64 };
 
@@ -138,6 +145,16 @@ struct lab {
     /* A lab-specific explanation of a wrong output, or NULL. */
     const char *(*hint)(const struct problem *p, const struct stage *s,
                         const struct buffer *b, const struct mismatch *m);
+    /* What the lab's hooks know of each stage, in a struct of the lab's own:
+     * a row for each stage of the table and one for the library, each
+     * starting with the stage's id, then a row whose id is NULL. The hooks
+     * ask stage_facts for a stage's row; lab_check refuses a table that
+     * misses a stage. NULL: the hooks treat every stage alike. */
+    const void *facts;
+    size_t facts_size; /* one row's bytes */
+    /* The sizes make grade judges each stage at, ended by {NULL}; NULL for
+     * the workbook's own (lab_grade_cases). */
+    const struct grade_case *grade_cases;
 };
 
 /* The lab this program was built with (tests/<lab>/<lab>_lab.c defines it). */
@@ -155,6 +172,24 @@ extern const struct lab *const workbook_lab;
 /* ---- stages ------------------------------------------------------------ */
 int stage_count(const struct lab *lab);
 const struct stage *stage_find(const struct lab *lab, const char *id);
+/* Stage s's row of lab->facts (s may be the library); dies if there is none. */
+const void *stage_facts(const struct lab *lab, const struct stage *s);
+/* Dies, saying what to mend, unless the lab's tables agree: stage ids
+ * unique, a facts row for each stage and the library and none for another
+ * stage, and grading cases of the lab's shape. Run before anything else. */
+void lab_check(const struct lab *lab);
+/* The sizes make grade judges each stage at (lab->grade_cases, or the
+ * workbook's own), ended by {NULL}. */
+const struct grade_case *lab_grade_cases(const struct lab *lab);
+#ifndef __cplusplus
+/* In a lab's C file, which completes `struct facts` (the rows of its
+ * lab->facts): stage s's row. */
+struct facts;
+static inline const struct facts *facts(const struct stage *s)
+{
+    return stage_facts(workbook_lab, s);
+}
+#endif
 /* STAGE=4 selects 4a and 4b; STAGE=1 selects 1, never 10; STAGE=2,3 both. */
 bool stage_selected(const struct stage *s, const char *filter);
 /* "1, 2, 3, 4a, 4b" */

@@ -1,6 +1,7 @@
 /* test_check.c: the harness's own checks, which need no GPU. If these are
  * wrong, every lab's verdicts are wrong, so they are tested first. */
 #include <criterion/criterion.h>
+#include <criterion/redirect.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -55,6 +56,64 @@ Test(stages, are_counted_found_and_listed)
     cr_expect_eq(stage_find(&fake, "4b"), &stages[2]);
     cr_expect_null(stage_find(&fake, "5"));
     cr_expect_str_eq(stage_list(&fake), "1, 4a, 4b, 10");
+}
+
+/* ---- a lab's tables: its stage table, its facts, its grading cases ------- */
+
+struct facts {
+    const char *id;
+    int value;
+};
+static const struct stage library = {"lib", "the library", NULL};
+static const struct facts rows[] = {
+    {"1", 1}, {"4a", 4}, {"4b", 5}, {"10", 10}, {"lib", 0}, {NULL, 0},
+};
+static const struct facts rows_without_10[] = {{"1", 1}, {"4a", 4}, {"4b", 5}, {"lib", 0}, {NULL, 0}};
+static const struct facts rows_and_a_5[] = {
+    {"1", 1}, {"4a", 4}, {"4b", 5}, {"5", 5}, {"10", 10}, {"lib", 0}, {NULL, 0},
+};
+#define TABLES(facts_rows) \
+    .name = "fake", .stages = stages, .library = &library, .facts = facts_rows, \
+    .facts_size = sizeof facts_rows[0]
+
+Test(lab_tables, give_each_stage_and_the_library_its_row)
+{
+    const struct lab lab = {TABLES(rows)};
+    lab_check(&lab);
+    cr_expect_eq(stage_facts(&lab, &stages[2]), &rows[2]);
+    cr_expect_eq(stage_facts(&lab, &stages[3]), &rows[3]);
+    cr_expect_eq(stage_facts(&lab, &library), &rows[4]);
+    cr_expect_str_eq(lab_grade_cases(&lab)[0].size, "1");
+}
+
+Test(lab_tables, refuse_a_stage_without_facts,
+     .exit_code = 2, .init = cr_redirect_stderr)
+{
+    const struct lab lab = {TABLES(rows_without_10)};
+    lab_check(&lab);
+}
+
+Test(lab_tables, refuse_facts_for_a_stage_the_table_lacks,
+     .exit_code = 2, .init = cr_redirect_stderr)
+{
+    const struct lab lab = {TABLES(rows_and_a_5)};
+    lab_check(&lab);
+}
+
+Test(lab_tables, refuse_two_stages_of_one_id,
+     .exit_code = 2, .init = cr_redirect_stderr)
+{
+    static const struct stage twice[] = {{"1", "one", NULL}, {"1", "one again", NULL}, {NULL}};
+    const struct lab lab = {.name = "fake", .stages = twice};
+    lab_check(&lab);
+}
+
+Test(lab_tables, refuse_a_grading_case_of_another_shape,
+     .exit_code = 2, .init = cr_redirect_stderr)
+{
+    static const struct grade_case cases[] = {{"31x33", 256}, {"100003", 256}, {NULL, 0}};
+    const struct lab lab = {.name = "fake", .matrix = true, .stages = stages, .grade_cases = cases};
+    lab_check(&lab);
 }
 
 /* ---- comparing outputs ------------------------------------------------- */

@@ -22,6 +22,34 @@ static const double share_kept[] = {0.5, 0.01, 0.99, 0, 1, 0.5, 0.5, 0.01, 0.99}
 
 static bool ints(const struct problem *p) { return p->variant < FIRST_FLOAT; }
 
+/* What each stage's idea means for reading what it wrote. */
+enum reach { VALUES, CHUNKS, TILES }; /* how far past n its last loads reach */
+struct facts {
+    const char *id;
+    bool whole_warps;       /* tile_threads(BLOCK) threads; else BLOCK as given */
+    bool flags_scanned;     /* a value's place is the exclusive scan of the flags */
+    enum reach reach;       /* CHUNKS: 32 * ITEMS values a warp; TILES: tile_size */
+    bool unordered;         /* appends in any order: compared as a multiset */
+    unsigned lane_values;   /* consecutive values a lane holds in one round of its warp */
+    const char *offsets;    /* where a tile's offset comes from, or NULL (no tiles) */
+    const char *ordered_by; /* what puts each value after those before it, or NULL */
+};
+#define ANY_ORDER                                                                          \
+    "a value's place must count every kept value before it in the input, across rounds, " \
+    "threads and tiles, not only in its own warp"
+static const struct facts compact_facts[] = {
+    {"1", .flags_scanned = true, .lane_values = 1, .ordered_by = ANY_ORDER},
+    {"2", .whole_warps = true, .reach = TILES, .lane_values = 1,
+     .offsets = "the scan of the tile counts and the last tile's count", .ordered_by = ANY_ORDER},
+    {"3", .whole_warps = true, .reach = CHUNKS, .unordered = true, .lane_values = 1},
+    {"4", .whole_warps = true, .reach = TILES, .lane_values = 4,
+     .offsets = "the look-back and the last tile's count",
+     .ordered_by = "each warp's values start after the warps before it in the tile (the scan "
+                   "of the warp counts) and the tiles before it (the look-back)"},
+    {"lib", .whole_warps = true, .lane_values = 1, .ordered_by = ANY_ORDER},
+    {NULL},
+};
+
 /* Values are distinct (for n up to 2^24), so a value found in the output
  * names the one place of the input it came from: i times an odd number is
  * a bijection modulo a power of two. */
@@ -163,7 +191,7 @@ static size_t pair_values(const struct buffer *b, bool *found, uint32_t *extra)
 static void compact_normalize(const struct problem *p, const struct stage *s, struct buffer *b)
 {
     (void)p;
-    if (strcmp(s->id, "3") != 0 || strcmp(b->name, "out") != 0)
+    if (!facts(s)->unordered || strcmp(b->name, "out") != 0)
         return;
     size_t k = b->compared;
     uint32_t *extra = malloc((k ? k : 1) * sizeof *extra), *dst = b->got;
@@ -194,11 +222,11 @@ static long long tile_with(const struct problem *p, long long d)
     return -1;
 }
 
-/* How many places past n the last tile of stages 2 and 4 (stage 3: the
- * last warp chunk) covers: what its loads read as 0. */
+/* How many places past n the stage's last tile or warp chunk covers: what
+ * its loads read as 0. */
 static size_t places_past_n(const struct problem *p, const struct stage *s)
 {
-    size_t step = strcmp(s->id, "3") == 0 ? 32 * ITEMS : tile_size(p->block);
+    size_t step = facts(s)->reach == CHUNKS ? 32 * ITEMS : tile_size(p->block);
     return (p->n + step - 1) / step * step - p->n;
 }
 
@@ -213,35 +241,33 @@ static const char *count_hint(const struct problem *p, const struct stage *s,
                "(stages 1, 2 and 4: the last value's thread or the last tile's; stage 3: each "
                "warp's atomicAdd), or what was written added up none of the kept values. Is "
                "the stage still a TODO?";
-    if (d == -1 && kept(p, in, p->n - 1) && strcmp(s->id, "1") == 0)
+    if (d == -1 && kept(p, in, p->n - 1) && facts(s)->flags_scanned)
         return "the count is one short and the last value is kept: the exclusive scan at the "
                "last value counts the kept values before it, not the value itself";
-    if (strcmp(s->id, "1") != 0 && ints(p) && d > 0 && (size_t)d == places_past_n(p, s)) {
+    if (facts(s)->reach != VALUES && ints(p) && d > 0 && (size_t)d == places_past_n(p, s)) {
         snprintf(hint, sizeof hint,
                  "the count is %lld over, as many as the places past n in the last %s: values "
                  "past n were counted as kept (read as 0, they pass the test: 0 is even). A "
                  "value past n is never kept",
-                 d, strcmp(s->id, "3") == 0 ? "warp chunk" : "tile");
+                 d, facts(s)->reach == CHUNKS ? "warp chunk" : "tile");
         return hint;
     }
-    if ((strcmp(s->id, "2") == 0 || strcmp(s->id, "4") == 0) &&
-        (t = tile_with(p, d < 0 ? -d : d)) >= 0) {
+    if (facts(s)->offsets && (t = tile_with(p, d < 0 ? -d : d)) >= 0) {
         snprintf(hint, sizeof hint,
                  "the count is %lld %s, exactly the kept values of one tile (tile %lld has that "
                  "many): a tile's total was %s: check %s",
                  d < 0 ? -d : d, d < 0 ? "short" : "over", t, d < 0 ? "lost" : "added twice",
-                 s->id[0] == '2' ? "the scan of the tile counts and the last tile's count"
-                                 : "the look-back and the last tile's count");
+                 facts(s)->offsets);
         return hint;
     }
     return NULL;
 }
 
-/* The lane that held input value i: stages 2 and 3 give a lane one value a
- * round of 32, stage 4 four consecutive values a round of 128. */
+/* The lane that held input value i. */
 static size_t lane_of(const struct stage *s, size_t i)
 {
-    return strcmp(s->id, "4") == 0 ? i % 128 / 4 : i % 32;
+    size_t v = facts(s)->lane_values;
+    return i % (32 * v) / v;
 }
 
 /* How many of the kept values missing from out[0..count) come from lane 0
@@ -319,21 +345,18 @@ static const char *compact_hint(const struct problem *p, const struct stage *s,
 {
     if (strcmp(b->name, "count") == 0)
         return count_hint(p, s, m);
-    if (strcmp(s->id, "3") != 0 && only_order_wrong(b))
-        return strcmp(s->id, "4") == 0
-                   ? "every kept value is there, but not in the input's order: each warp's "
-                     "values start after the warps before it in the tile (the scan of the warp "
-                     "counts) and the tiles before it (the look-back)"
-                   : "every kept value is there, but not in the input's order: a value's place "
-                     "must count every kept value before it in the input, across rounds, "
-                     "threads and tiles, not only in its own warp";
+    static char hint[400];
+    if (facts(s)->ordered_by && only_order_wrong(b)) {
+        snprintf(hint, sizeof hint, "every kept value is there, but not in the input's order: %s",
+                 facts(s)->ordered_by);
+        return hint;
+    }
     return place_hint(p, s, b, m);
 }
 
-/* Stage 1 runs BLOCK as given; the others whole warps (tile_threads). */
 static int compact_threads(const struct stage *s, int block)
 {
-    return strcmp(s->id, "1") == 0 ? block : tile_threads(block);
+    return facts(s)->whole_warps ? tile_threads(block) : block;
 }
 
 const struct lab compact_lab = {
@@ -349,6 +372,8 @@ const struct lab compact_lab = {
     .reference = compact_reference,
     .normalize = compact_normalize,
     .hint = compact_hint,
+    .facts = compact_facts,
+    .facts_size = sizeof compact_facts[0],
     .hang = "only stage 4 waits (for other tiles' status words); the other stages wait for "
             "nothing, so there look for a loop that never ends. In stage 4, a wait that never "
             "ends usually means: the tile number came from blockIdx.x instead of the atomic "

@@ -67,6 +67,17 @@ static bool extra_only_in_poison_bins(const struct problem *p, const struct buff
     return true;
 }
 
+/* What each stage's idea brings to reading its counts. */
+struct facts {
+    const char *id;
+    bool private_bins; /* counts into private histograms first: cleared, then merged */
+    bool warp_bins;    /* a histogram per warp: its blocks run whole warps */
+};
+static const struct facts histogram_facts[] = {
+    {"1", false, false}, {"2", false, false}, {"3", true, false}, {"4", true, true},
+    {"lib", false, false}, {NULL, false, false},
+};
+
 static const char *histogram_hint(const struct problem *p, const struct stage *s,
                                   const struct buffer *b, const struct mismatch *m)
 {
@@ -82,7 +93,7 @@ static const char *histogram_hint(const struct problem *p, const struct stage *s
                "launched (a grid of 0 blocks)?";
     if (total < p->n) {
         snprintf(hint, sizeof hint,
-                 atoi(s->id) < 3
+                 !facts(s)->private_bins
                      ? "%llu of the %zu values were not counted: a plain hist[b]++ (read, add, "
                        "write) loses counts when two threads hit one bin at once; use atomicAdd. "
                        "Or a value was skipped (bounds or stride)"
@@ -108,7 +119,7 @@ static const char *histogram_hint(const struct problem *p, const struct stage *s
                  "belong to more than one thread (check where each thread's loop starts and "
                  "how far it strides)%s",
                  total - (unsigned long long)p->n,
-                 atoi(s->id) >= 3 ? ", or a private histogram was not cleared before counting, "
+                 facts(s)->private_bins ? ", or a private histogram was not cleared before counting, "
                                     "or was merged twice" : "");
         return hint;
     }
@@ -117,10 +128,9 @@ static const char *histogram_hint(const struct problem *p, const struct stage *s
            "value was counted in another bin than hist[value]";
 }
 
-/* Stage 4's per-warp histograms need whole warps. */
 static int histogram_threads(const struct stage *s, int block)
 {
-    return strcmp(s->id, "4") == 0 ? (block < 32 ? 32 : block / 32 * 32) : block;
+    return facts(s)->warp_bins ? (block < 32 ? 32 : block / 32 * 32) : block;
 }
 
 const struct lab histogram_lab = {
@@ -135,6 +145,8 @@ const struct lab histogram_lab = {
     .setup = histogram_setup,
     .reference = histogram_reference,
     .hint = histogram_hint,
+    .facts = histogram_facts,
+    .facts_size = sizeof histogram_facts[0],
 };
 
 const struct lab *const workbook_lab = &histogram_lab;

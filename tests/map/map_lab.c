@@ -49,13 +49,21 @@ static void map_reference(struct problem *p)
         out[i] = (float)((double)A * in[i] + B);
 }
 
+/* What each stage reads, and how it moves its floats. */
+struct facts {
+    const char *id;
+    const char *input; /* the input array it reads */
+    bool float4s;      /* 16-byte float4s, then a scalar tail of n % 4 */
+};
+static const struct facts map_facts[] = {
+    {"1", "in", false},   {"2", "in", false},  {"3", "in", true},
+    {"4a", "aos", false}, {"4b", "soa", false}, {"5", "in", true},
+    {NULL, NULL, false},
+};
+
 static bool map_reads(const struct stage *s, const struct buffer *b)
 {
-    if (strcmp(s->id, "4a") == 0)
-        return strcmp(b->name, "aos") == 0;
-    if (strcmp(s->id, "4b") == 0)
-        return strcmp(b->name, "soa") == 0;
-    return strcmp(b->name, "in") == 0;
+    return strcmp(b->name, facts(s)->input) == 0;
 }
 
 static bool near(float got, double want) { return fabs(got - want) <= 1e-6 + 1e-6 * fabs(want); }
@@ -67,7 +75,7 @@ static const char *map_hint(const struct problem *p, const struct stage *s,
     const float *got = b->got, *x = problem_buffer(p, "in")->host,
                 *soa = problem_buffer(p, "soa")->host;
     size_t i = m->first, n = p->n, vectors = n / 4;
-    bool float4s = strcmp(s->id, "3") == 0 || strcmp(s->id, "5") == 0;
+    bool float4s = facts(s)->float4s;
 
     if (float4s && m->first >= 4 * vectors && n % 4) {
         snprintf(hint, sizeof hint,
@@ -103,6 +111,8 @@ const struct lab map_lab = {
     .reference = map_reference,
     .reads = map_reads,
     .hint = map_hint,
+    .facts = map_facts,
+    .facts_size = sizeof map_facts[0],
 };
 
 const struct lab *const workbook_lab = &map_lab;

@@ -125,13 +125,24 @@ static bool explains(const struct problem *p, const struct buffer *b, const stru
     return fabs(candidate - m->got) <= b->atol && fabs(candidate - m->expected) > b->atol;
 }
 
+/* How each stage sums: which of the usual bugs its sum can show. */
+struct facts {
+    const char *id;
+    unsigned leaves; /* a block tree's leaves a thread fills (stages 4-6 add two values while
+                        loading); 0: no tree whose bugs the sum shows */
+    bool shuffles;   /* warp shuffles, 16-byte loads, an atomicAdd a block into a zeroed sum */
+};
+static const struct facts reduce_facts[] = {
+    {"1", 1, false}, {"2", 1, false}, {"3", 1, false}, {"4", 2, false}, {"5", 2, false},
+    {"6", 2, false}, {"7", 0, false}, {"8", 0, true},  {"lib", 0, false}, {NULL, 0, false},
+};
+
 static const char *reduce_hint(const struct problem *p, const struct stage *s,
                                const struct buffer *b, const struct mismatch *m)
 {
     static char hint[400];
-    int stage = atoi(s->id);
-    size_t threads = (size_t)tree_block(p->block), span = stage >= 4 ? 2 * threads : threads;
-    if (stage == 8) {
+    size_t threads = (size_t)tree_block(p->block), span = facts(s)->leaves * threads;
+    if (facts(s)->shuffles) {
         if (m->got == 0 && m->expected != 0)
             return "the sum is still the 0 that stage 8's launcher starts it from: no block "
                    "added its part (atomicAdd(out, ...)). Is the stage still a TODO?";
@@ -157,7 +168,7 @@ static const char *reduce_hint(const struct problem *p, const struct stage *s,
                "blocks adding into the sum without atomicAdd (EMU=1 names a race on shared "
                "memory); if not, check warp_sum and which values each thread reads";
     }
-    if (stage > 6)
+    if (!span)
         return NULL;
     if (explains(p, b, m, sum_with_bug(p, FIRST_HALF_OF_THREADS, span, threads)))
         return "each block's sum holds the values of its first blockDim.x / 2 threads only: the "
@@ -166,10 +177,11 @@ static const char *reduce_hint(const struct problem *p, const struct stage *s,
     if (explains(p, b, m, sum_with_bug(p, EVEN_THREADS, span, threads)))
         return "each block's sum holds the values of its even threads only: the tree's step "
                "with s = 1 never ran. Check where the loop over s starts and where it stops";
-    if (stage >= 4 && explains(p, b, m, sum_with_bug(p, FIRST_VALUES, span, threads)))
+    if (facts(s)->leaves == 2 && explains(p, b, m, sum_with_bug(p, FIRST_VALUES, span, threads)))
         return "each thread added only its first value, in[i]: in stages 4-6 it adds "
                "in[i + blockDim.x] as well while loading (when that is below n)";
-    if (stage >= 4 && explains(p, b, m, sum_with_bug(p, OVERLAPPING_BLOCKS, span, threads)))
+    if (facts(s)->leaves == 2 &&
+        explains(p, b, m, sum_with_bug(p, OVERLAPPING_BLOCKS, span, threads)))
         return "the blocks' values overlap, so some are added twice: a block covers "
                "2 * blockDim.x values, so it starts at blockIdx.x * 2 * blockDim.x";
     return NULL;
@@ -195,6 +207,8 @@ const struct lab reduce_lab = {
     .setup = reduce_setup,
     .reference = reduce_reference,
     .hint = reduce_hint,
+    .facts = reduce_facts,
+    .facts_size = sizeof reduce_facts[0],
 };
 
 const struct lab *const workbook_lab = &reduce_lab;

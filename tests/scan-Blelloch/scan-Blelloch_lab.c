@@ -12,20 +12,37 @@
 static void scan_blelloch_setup(struct problem *p) { scan_setup(p, blelloch_segment(p->block), false); }
 static void scan_blelloch_reference(struct problem *p) { scan_reference(p, blelloch_segment(p->block)); }
 
+/* How each stage holds and scans its segment. */
+struct facts {
+    const char *id;
+    unsigned values;   /* a thread's values: the segment is values x threads */
+    bool in_registers; /* each thread scans its values in registers first */
+    bool clears_root;  /* an exclusive down-sweep from a cleared root */
+    bool padded;       /* every index of the tree padded against bank conflicts */
+};
+static const struct facts scan_blelloch_facts[] = {
+    {"1", 2, false, true, false},
+    {"2", 2, false, true, true},
+    {"3", 2, false, false, false},
+    {"4", ITEMS, true, true, false},
+    {"lib", 2, false, true, false},
+    {NULL, 0, false, false, false},
+};
+
 static const char *scan_blelloch_hint(const struct problem *p, const struct stage *s,
                                       const struct buffer *b, const struct mismatch *m)
 {
     static char hint[400];
     size_t segment = blelloch_segment(p->block), r = m->first % segment;
     const char *why = scan_hint_any(p, b);
-    if (!why && strcmp(s->id, "3") != 0) /* stage 3 never clears the root */
+    if (!why && facts(s)->clears_root)
         why = scan_hint_root(p, b, segment);
-    if (!why && strcmp(s->id, "4") == 0 && scan_off_per_run(p, b, ITEMS, segment))
+    if (!why && facts(s)->in_registers && scan_off_per_run(p, b, facts(s)->values, segment))
         why = "each thread's values are scanned right among themselves, but from a segment's "
               "second thread on, each thread's run is off by one amount: the thread's leaf "
               "of the tree, the sum of the threads before it, was not added (or was read "
               "before the last __syncthreads())";
-    if (!why && strcmp(s->id, "2") == 0 && r == 32) {
+    if (!why && facts(s)->padded && r == 32) {
         snprintf(hint, sizeof hint,
                  "everything before out[%zu] is right, and it is value 32 of its segment: the "
                  "first index that padding moves (k + k / 32 differs from k from 32 on). Is "
@@ -39,7 +56,7 @@ static const char *scan_blelloch_hint(const struct problem *p, const struct stag
 
 static int scan_blelloch_threads(const struct stage *s, int block)
 {
-    return strcmp(s->id, "4") == 0 ? (int)(blelloch_segment(block) / ITEMS) : blelloch_threads(block);
+    return (int)(blelloch_segment(block) / facts(s)->values);
 }
 
 const struct lab scan_Blelloch_lab = {
@@ -54,6 +71,8 @@ const struct lab scan_Blelloch_lab = {
     .setup = scan_blelloch_setup,
     .reference = scan_blelloch_reference,
     .hint = scan_blelloch_hint,
+    .facts = scan_blelloch_facts,
+    .facts_size = sizeof scan_blelloch_facts[0],
 };
 
 const struct lab *const workbook_lab = &scan_Blelloch_lab;

@@ -11,16 +11,26 @@
 static void scan_hs_setup(struct problem *p) { scan_setup(p, hs_segment(p->block), false); }
 static void scan_hs_reference(struct problem *p) { scan_reference(p, hs_segment(p->block)); }
 
+/* Stage 3 scans each warp with shuffles, then the warps' totals; the others
+ * go step by step over the whole segment. */
+struct facts {
+    const char *id;
+    bool warp_scans;
+};
+static const struct facts scan_hs_facts[] = {
+    {"1", false}, {"2", false}, {"3", true}, {"lib", false}, {NULL, false},
+};
+
 static const char *scan_hs_hint(const struct problem *p, const struct stage *s,
                                 const struct buffer *b, const struct mismatch *m)
 {
     size_t segment = hs_segment(p->block);
     const char *hint = scan_hint_any(p, b);
-    if (!hint && strcmp(s->id, "3") == 0 && scan_off_per_run(p, b, 32, segment))
+    if (!hint && facts(s)->warp_scans && scan_off_per_run(p, b, 32, segment))
         hint = "each warp's scan is right on its own, but from a block's second warp on each "
                "warp is off by one amount: the totals of the warps before it were not added in "
                "(or were read before a __syncthreads() made them ready)";
-    if (!hint && strcmp(s->id, "3") != 0)
+    if (!hint && !facts(s)->warp_scans)
         hint = scan_hint_steps(p, b, m, segment);
     return hint;
 }
@@ -43,6 +53,8 @@ const struct lab scan_HS_lab = {
     .setup = scan_hs_setup,
     .reference = scan_hs_reference,
     .hint = scan_hs_hint,
+    .facts = scan_hs_facts,
+    .facts_size = sizeof scan_hs_facts[0],
 };
 
 const struct lab *const workbook_lab = &scan_HS_lab;

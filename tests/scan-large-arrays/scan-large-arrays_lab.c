@@ -12,26 +12,33 @@
 static void scan_large_setup(struct problem *p) { scan_setup(p, 0, true); }
 static void scan_large_reference(struct problem *p) { scan_reference(p, 0); }
 
+/* Where each stage's tiles get their carry from the tiles before them. */
+struct facts {
+    const char *id;
+    const char *carry; /* NULL for the library */
+};
+static const struct facts scan_large_facts[] = {
+    {"1", "the tiles' totals are stored, scanned, then added to every value of the tile after"},
+    {"2", "the second pass starts each tile from carries[blockIdx.x]"},
+    {"3", "a tile starts from the prefix it waited for"},
+    {"4", "a tile starts from the prefix it looked back for"},
+    {"lib", NULL},
+    {NULL, NULL},
+};
+
 static const char *scan_large_hint(const struct problem *p, const struct stage *s,
                                    const struct buffer *b, const struct mismatch *m)
 {
     static char hint[400];
-    static const char *const carry[] = {
-        "each tile is right on its own, but every tile after the first is off by one amount: "
-        "the carry from the tiles before it was not added (the tiles' totals are stored, "
-        "scanned, then added to every value of the tile after)",
-        "each tile is right on its own, but every tile after the first is off by one amount: "
-        "the carry from the tiles before it was not added (the second pass starts each tile "
-        "from carries[blockIdx.x])",
-        "each tile is right on its own, but every tile after the first is off by one amount: "
-        "the carry from the tiles before it was not added (a tile starts from the prefix it "
-        "waited or looked back for)",
-    };
-    int stage = atoi(s->id);
     size_t tile = tile_size(p->block);
     const char *why = scan_hint_any(p, b);
-    if (!why && scan_off_per_run(p, b, tile, p->n))
-        why = carry[stage < 3 ? stage - 1 : 2];
+    if (!why && facts(s)->carry && scan_off_per_run(p, b, tile, p->n)) {
+        snprintf(hint, sizeof hint,
+                 "each tile is right on its own, but every tile after the first is off by one "
+                 "amount: the carry from the tiles before it was not added (%s)",
+                 facts(s)->carry);
+        why = hint;
+    }
     if (!why && scan_off_per_run(p, b, ITEMS, tile))
         why = "each thread's values are right among themselves, but from a tile's second "
               "thread on each is off by one amount: the sum of the threads before it in the "
@@ -65,6 +72,8 @@ const struct lab scan_large_arrays_lab = {
     .setup = scan_large_setup,
     .reference = scan_large_reference,
     .hint = scan_large_hint,
+    .facts = scan_large_facts,
+    .facts_size = sizeof scan_large_facts[0],
     .hang = "stages 3 and 4 wait for other tiles' status words. A wait that never ends "
             "usually means: the tile number came from blockIdx.x instead of the atomic "
             "counter; the word is read through a pointer that is not volatile (the compiler "

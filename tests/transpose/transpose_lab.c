@@ -64,11 +64,14 @@ static void transpose_reference(struct problem *p)
 
 /* ---- the bugs this lab knows -------------------------------------------- */
 
-/* The tile a stage moves (0: no tile). */
-static size_t tile_of(const struct stage *s)
-{
-    return s->id[0] == '1' ? 0 : s->id[0] == '5' ? 64 : 32;
-}
+/* The square tile each stage moves through shared memory (0: none). */
+struct facts {
+    const char *id;
+    size_t tile;
+};
+static const struct facts transpose_facts[] = {
+    {"1", 0}, {"2", 32}, {"3", 32}, {"4", 32}, {"5", 64}, {NULL, 0},
+};
 
 static const char *transpose_hint(const struct problem *p, const struct stage *s,
                                   const struct buffer *b, const struct mismatch *m)
@@ -89,7 +92,7 @@ static const char *transpose_hint(const struct problem *p, const struct stage *s
     if (rows != cols && from >= 0 && (size_t)from == out_c * rows + out_r)
         return "out[c][r] holds in[r * rows + c]: in has rows cols long, so its element [r][c] "
                "is in[r * cols + c]. The two agree only on a square";
-    size_t tile = tile_of(s);
+    size_t tile = facts(s)->tile;
     if (tile && from >= 0 && (size_t)from < p->n) {
         size_t want_r = out_c, want_c = out_r, src_r = (size_t)from / cols,
                src_c = (size_t)from % cols;
@@ -149,6 +152,13 @@ static int transpose_block(const struct stage *s, int block)
     return transpose_threads(s->id, block);
 }
 
+/* make grade's shapes: one element, odd sides around a warp, a wide one,
+ * and a large odd one, at the blocks the tests use. */
+static const struct grade_case transpose_grade_cases[] = {
+    {"1x1", 256}, {"31x33", 256}, {"1000x999", 256}, {"33x1025", 256}, {"1000x999", 1024},
+    {NULL, 0},
+};
+
 const struct lab transpose_lab = {
     .name = "transpose",
     .matrix = true,
@@ -160,6 +170,9 @@ const struct lab transpose_lab = {
     .setup = transpose_setup,
     .reference = transpose_reference,
     .hint = transpose_hint,
+    .facts = transpose_facts,
+    .facts_size = sizeof transpose_facts[0],
+    .grade_cases = transpose_grade_cases,
 };
 
 const struct lab *const workbook_lab = &transpose_lab;
