@@ -14,6 +14,11 @@
  * csv=FILE (make bench, tools/bench.sh) appends each row's figures to FILE,
  * and times the first variant only unless variant= names one or is "all".
  *
+ *   run list=stages|variants|shape|cases
+ *
+ * answers what scripts ask of the lab (the grader, make bench, make list,
+ * the Classroom workflow), tab-separated, an item a line, touching no GPU.
+ *
  * A lab with variants (reduce: int and float) gets one table each; a lab
  * with a library version (CUB) gets its row, checked and timed alongside.
  */
@@ -56,7 +61,7 @@ static const char *const option_names[OPTIONS] = {
 static void usage(const char *bad)
 {
     die("%s: expected n=SIZE stage=ID variant=NAME seed=S block=THREADS sweep=0|1 once=0|1, "
-        "e.g. n=2^28",
+        "e.g. n=2^28; or list=stages (variants, shape, cases) alone",
         bad);
 }
 
@@ -187,6 +192,50 @@ static int check_options(const struct lab *lab, const struct run_options *o)
         if ((only < 0 || v == only) && !problem_fits(lab, v, o->n, o->cols, why, sizeof why))
             die("%s", why);
     return only;
+}
+
+/* ---- list=: what scripts ask of the lab ---------------------------------- */
+
+static void list_stages(const struct lab *lab)
+{
+    for (const struct stage *s = lab->stages; s->id; s++)
+        printf("%s\t%s\n", s->id, s->idea);
+}
+static void list_variants(const struct lab *lab)
+{
+    for (int v = 0; lab->variants && lab->variants[v]; v++)
+        printf("%s\n", lab->variants[v]);
+}
+static void list_shape(const struct lab *lab) { puts(lab->matrix ? "matrix" : "flat"); }
+static void list_cases(const struct lab *lab)
+{
+    for (const struct grade_case *c = lab_grade_cases(lab); c->size; c++)
+        printf("%s\t%d\n", c->size, c->block);
+}
+
+/* An answer a line: the stages' ids and ideas; the variants' names (none
+ * for a lab of one unnamed variant); whether sizes are numbers (flat) or
+ * ROWSxCOLS (matrix); the sizes and blocks make grade judges at. */
+static const struct {
+    const char *question;
+    void (*answer)(const struct lab *lab);
+} lists[] = {
+    {"stages", list_stages}, {"variants", list_variants}, {"shape", list_shape},
+    {"cases", list_cases},
+};
+
+static void answer(const struct lab *lab, const char *question)
+{
+    char known[128] = "";
+    for (size_t k = 0; k < sizeof lists / sizeof lists[0]; k++) {
+        if (strcmp(question, lists[k].question) == 0) {
+            lists[k].answer(lab);
+            exit(0);
+        }
+        snprintf(known + strlen(known), sizeof known - strlen(known), "%slist=%s",
+                 k ? ", " : "", lists[k].question);
+    }
+    die("list=%s: the driver answers %s", question, known);
 }
 
 /* ---- the time limit ----------------------------------------------------- */
@@ -746,6 +795,9 @@ static bool run_table(const struct lab *lab, int variant, const struct run_optio
 int main(int argc, char *argv[])
 {
     const struct lab *lab = workbook_lab;
+    lab_check(lab);
+    if (argc == 2 && strncmp(argv[1], "list=", 5) == 0)
+        answer(lab, argv[1] + 5);
     struct run_options o = parse_options(argc, argv);
     setvbuf(stdout, NULL, _IOLBF, 0); /* rows already printed survive a time-out */
     signal(SIGALRM, on_alarm);
