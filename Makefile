@@ -56,7 +56,7 @@ endif
 # Without a GPU, test and run fall back to the CPU emulation by themselves,
 # as check does (in a student copy, check too); EMU=0 insists on a GPU.
 ifeq ($(origin EMU),undefined)
-  ifneq ($(filter test run build grade bench $(if $(STUDENT_COPY),check),$(MAKECMDGOALS)),)
+  ifneq ($(filter test run build grade bench dist $(if $(STUDENT_COPY),check),$(MAKECMDGOALS)),)
     ifeq ($(ARCH),)
       EMU := 1
       $(info No NVIDIA GPU here (nvidia-smi finds none): running on the CPU emulation, as EMU=1 does.)
@@ -353,8 +353,8 @@ check-grade:
 
 # The student copy: no solutions/, answers, grader or mutants (tools/dist.sh),
 # into DIST= (default build/dist).
-dist:
-	@tools/dist.sh "$(or $(DIST),build/dist)" $(WRITTEN)
+dist: $(foreach l,$(WRITTEN),$(BUILD)/skeletons/$(l)/run)
+	@tools/dist.sh "$(or $(DIST),build/dist)" $(BUILD)/skeletons $(WRITTEN)
 
 # Gradescope's autograder: build/gradescope/autograder.zip, this tree with
 # grading/gradescope's setup.sh and run_autograder at its top.

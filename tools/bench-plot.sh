@@ -5,14 +5,16 @@
 # Run it alone to redraw plots from a machine without gnuplot.
 set -u
 script=$(dirname "$0")/bench.gp
+. "$(dirname "$0")/bench-csv.sh"
 command -v gnuplot > /dev/null 2>&1 ||
     { echo "bench-plot: no plots: gnuplot is missing (make deps installs it)"; exit 1; }
+first() { bench_awk "{ print \$col[\"$1\"]; exit }" "$2"; } # COLUMN CSV: its first row's
+
 status=0
 for csv in "$@"; do
-    fields() { awk -F, '!/^#/ && $1 != "lab" { print; exit }' "$csv" | cut -d, -f"$1"; }
-    lab=$(fields 1) variant=$(fields 2)
-    stages=$(awk -F, '!/^#/ && $1 != "lab" && ($7 == "ok" || $6 == "copy") && !seen[$6]++ {
-                          printf "%s ", $6 }' "$csv")
+    lab=$(first lab "$csv") variant=$(first variant "$csv")
+    stages=$(bench_awk '($col["check"] == "ok" || $col["stage"] == "copy") && !seen[$col["stage"]]++ {
+                            printf "%s ", $col["stage"] }' "$csv")
     gpu=$(sed -n 's/^# gpu: //p' "$csv") commit=$(sed -n 's/^# commit: //p' "$csv")
     what=$lab
     [ "$variant" = "-" ] || what="$lab, $variant"
@@ -20,9 +22,10 @@ for csv in "$@"; do
     # element, share of the copy, speedup over the CPU. Matrix labs: squares.
     data=$(mktemp) || exit 1
     for s in $stages; do
-        awk -F, -v v="$variant" -v s="$s" '!/^#/ && $2 == v && $6 == s && ($7 == "ok" || s == "copy") &&
-            ($5 == 1 || $4 == $5) { print $3, $8 * 1e6 / $3, 100 * $10, (s == "copy" ? "NaN" : $12) }' \
-            "$csv" | sort -n
+        bench_awk -v v="$variant" -v s="$s" '$col["variant"] == v && $col["stage"] == s &&
+            ($col["check"] == "ok" || s == "copy") && ($col["cols"] == 1 || $col["rows"] == $col["cols"]) {
+                print $col["n"], $col["ms"] * 1e6 / $col["n"], 100 * $col["copy_share"],
+                      (s == "copy" ? "NaN" : $col["vs_cpu"]) }' "$csv" | sort -n
         printf '\n\n'
     done > "$data"
     # gnuplot warns of ranges it widens (one size alone): shown only if it fails

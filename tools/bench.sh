@@ -13,6 +13,7 @@
 set -u
 bins=$1 out=$2
 shift 2
+. "$(dirname "$0")/bench-csv.sh"
 sizes=${BENCH_SIZES:-"2^10 2^12 2^14 2^16 2^18 2^20 2^22 2^24 2^26 2^28"}
 seed=${SEED:-1}
 
@@ -25,7 +26,7 @@ cuda=$(nvcc --version 2> /dev/null | tail -n 1)
 mkdir -p "$out/$folder" || exit 1
 
 shapes() { # LAB: the sizes its driver takes
-    if grep -q '\.matrix *= *true' "tests/$1/$1_lab.c" 2> /dev/null; then
+    if [ "$("$bins/$1/run" list=shape)" = matrix ]; then
         for n in $sizes; do
             side=$(awk -v n=$((${n/^/**})) 'BEGIN { printf "%d", sqrt(n) + 0.5 }')
             echo "${side}x${side} $((side - 1))x$((side + 1))"
@@ -35,6 +36,8 @@ shapes() { # LAB: the sizes its driver takes
     fi
 }
 
+wrong_rows() { bench_awk '$col["check"] == "WRONG" { k++ } END { print k + 0 }' "$1"; }
+
 status=0
 for lab in "$@"; do
     csv=$out/$folder/$lab.csv log=$out/$folder/$lab.log
@@ -42,10 +45,10 @@ for lab in "$@"; do
     : > "$log"
     for n in $(shapes "$lab"); do
         # the tables go to the log; the driver's progress line and errors to the terminal
-        wrong=$(grep -c ',WRONG,' "$tmp")
+        wrong=$(wrong_rows "$tmp")
         if ! "$bins/$lab/run" n="$n" seed="$seed" csv="$tmp" >> "$log"; then
             status=1
-            [ "$(grep -c ',WRONG,' "$tmp")" != "$wrong" ] ||
+            [ "$(wrong_rows "$tmp")" != "$wrong" ] ||
                 { echo; echo "bench: $lab at n = $n did not finish (its tables: $log)"; }
         fi
     done
@@ -63,7 +66,7 @@ for lab in "$@"; do
     rm -f "$tmp"
     echo
     echo "bench: $lab: $csv"
-    wrong=$(awk -F, '$7 == "WRONG" && !seen[$6]++ { printf " %s", $6 }' "$csv")
+    wrong=$(bench_awk '$col["check"] == "WRONG" && !seen[$col["stage"]]++ { printf " %s", $col["stage"] }' "$csv")
     [ -z "$wrong" ] || echo "bench: $lab: wrong results from stage$wrong, left out of the plot" \
         "(make test LAB=$lab says why)"
     tools/bench-plot.sh "$csv" || status=1

@@ -1,17 +1,22 @@
 #!/usr/bin/env bash
-# classroom.sh WEIGHTS LAB...: a GitHub Classroom autograding workflow for
-# the student copy (make dist writes it to .github/workflows/classroom.yml):
+# classroom.sh WEIGHTS BINS LAB...: a GitHub Classroom autograding workflow
+# for the student copy (make dist writes it to .github/workflows/classroom.yml):
 # on every push, each stage of each lab is one test, `make test LAB=x
 # STAGE=n` under the CPU emulation, worth its points in WEIGHTS (else 1).
-# The stages are read from each skeleton's stage table in labs/.
+# The stages are the ones each skeleton's driver names (BINS/LAB/run
+# list=stages).
 #
 # It runs in the student's own repository, which the student controls, so
 # its scores are feedback, not grades: grade with make grade.
 set -eu
-weights=$1
-shift
+weights=$1 bins=$2
+shift 2
+for lab in "$@"; do # a workflow without a lab's tests would pass it unseen
+    [ -n "$("$bins/$lab/run" list=stages)" ] ||
+        { echo "classroom: $bins/$lab/run names no stages" >&2; exit 1; }
+done
 steps() { # LAB: "lab id points" for each stage of the lab's table
-    sed -n 's/^    {"\([0-9a-z]*\)", ".*", [a-zA-Z0-9_]*},$/\1/p' "labs/$1/$1.cu" | while read -r id; do
+    "$bins/$1/run" list=stages | cut -f1 | while read -r id; do
         p=$(awk -v l="$1" -v s="$id" '$1 == l && $2 == s { print $3 }' "$weights" 2> /dev/null)
         echo "$1 $id ${p:-1}"
     done

@@ -1,13 +1,18 @@
 #!/bin/sh
-# deps.sh NVCC: install what the workbook needs beside the CUDA toolkit:
-# Criterion (the tests), pandoc (the handouts), gnuplot (make bench's plots)
-# and pkg-config, through apt.
+# deps.sh NVCC [TOOL...]: install what the workbook needs beside the CUDA
+# toolkit: Criterion (the tests), pandoc (the handouts), gnuplot (make
+# bench's plots) and pkg-config, through apt; and each TOOL, a command that
+# its own package of that name installs (the instructors' shellcheck).
 nvcc=${1:-/usr/local/cuda/bin/nvcc}
+[ $# -eq 0 ] || shift
 missing=""
 command -v pkg-config > /dev/null 2>&1 || missing="$missing pkg-config"
 pkg-config --exists criterion 2> /dev/null || missing="$missing libcriterion-dev"
 command -v pandoc > /dev/null 2>&1 || missing="$missing pandoc"
 command -v gnuplot > /dev/null 2>&1 || missing="$missing gnuplot-nox"
+for tool in "$@"; do
+    command -v "$tool" > /dev/null 2>&1 || missing="$missing $tool"
+done
 
 if ! command -v "$nvcc" > /dev/null 2>&1; then
     echo "deps: no CUDA toolkit at $nvcc. Install it (NVIDIA's CUDA downloads page gives"

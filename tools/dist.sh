@@ -1,22 +1,23 @@
 #!/usr/bin/env bash
-# dist.sh DIR LAB...: the student copy, from the committed tree, as DIR/gpu-workbook/
+# dist.sh DIR BINS LAB...: the student copy, from the committed tree, as DIR/gpu-workbook/
 # and DIR/gpu-workbook.tar.gz. It holds what a student works with (labs/,
 # handouts/, the harness, the tests, results/) and none of what the
 # instructor keeps: solutions/ and their model answers, grading/ and the
 # grader, the mutants (lines of the solutions), the tools that regenerate
 # skeletons from solutions, and this repository's CI. README.md loses what
 # lies between <!-- instructors --> and <!-- /instructors --> lines. It gets
-# .github/workflows/classroom.yml (tools/classroom.sh), so that it can serve
-# as a GitHub Classroom template as it is.
+# .github/workflows/classroom.yml (tools/classroom.sh, from the skeletons'
+# drivers in BINS), so that it can serve as a GitHub Classroom template as
+# it is.
 set -eu
-dir=$1 name=gpu-workbook
-shift
+dir=$1 bins=$2 name=gpu-workbook
+shift 2
 mkdir -p "$dir" && rm -rf "${dir:?}/$name" "$dir/$name.tar.gz" && mkdir "$dir/$name"
 git archive --format=tar HEAD | tar -x -C "$dir/$name"
 [ -z "$(git status --porcelain -- . ':!results' 2> /dev/null)" ] ||
     echo "dist: this checkout has uncommitted changes; the copy holds the committed tree ($(git rev-parse --short HEAD))"
 mkdir -p "$dir/$name/.github/workflows"
-tools/classroom.sh grading/weights.txt "$@" > "$dir/$name/.github/workflows/classroom.yml"
+tools/classroom.sh grading/weights.txt "$bins" "$@" > "$dir/$name/.github/workflows/classroom.yml"
 cd "$dir/$name"
 rm -rf solutions grading .ci tests/grade tests/mutants tests/bench labs/.skeletons.sha256 \
     tools/grade.sh tools/grade-report.sh tools/sandbox.sh tools/splice.awk \

@@ -34,17 +34,10 @@ out=$(cd "$out" && pwd) submissions=$(cd "$submissions" && pwd)
 exec 9> "$out/.lock"
 flock -n 9 || { echo "grade: another make grade is writing to $out: wait for it, or give another OUT="; exit 1; }
 
-# The sizes each stage is judged at: awkward ones, and the block sizes the
-# tests use; a matrix lab's as ROWSxCOLS. Radix's largest is smaller: its
-# 32 one-bit passes made it half of a submission's time, and 30011 keys
-# still span two tiles or more at every block size.
-cases() {
-    case $1 in
-    transpose) echo "1x1:256 31x33:256 1000x999:256 33x1025:256 1000x999:1024" ;;
-    radix) echo "1:256 33:256 1025:256 30011:256 30011:32 30011:1024" ;;
-    *) echo "1:256 33:256 1025:256 100003:256 100003:32 100003:1024" ;;
-    esac
-}
+# What the judge of a lab answers (its run list=...): the stage ids, and
+# the cases each stage is judged at, SIZE:BLOCK (a matrix's ROWSxCOLS).
+stage_ids() { "$build/solutions/$1/run" list=stages | cut -f1; }
+cases() { "$build/solutions/$1/run" list=cases | tr '\t' :; }
 
 # A stage's points: the weights file's "lab stage points", else 1.
 points() {
@@ -93,6 +86,9 @@ prepare() {
     for lab in "${labs[@]}"; do
         make --no-print-directory EMU="$EMU" SOLUTION=1 LAB="$lab" "$build/solutions/$lab/run" &&
             make -C "$pristine" --no-print-directory EMU="$EMU" LAB="$lab" "$build/labs/$lab/run" || return 1
+        # a judge with nothing to judge would grade every submission 0 of 0
+        [ -n "$(stage_ids "$lab")" ] && [ -n "$(cases "$lab")" ] ||
+            { echo "grade: the judge of $lab names no stages or no cases"; return 1; }
     done >> "$out/judges.log" 2>&1
     echo "$tree" > "$pristine/.tree"
 }
@@ -110,7 +106,7 @@ grade_lab() { # SUBMISSION NAME LAB: one lab of one submission, into OUT/NAME/LA
     local src="$sub/labs/$lab/$lab.cu" work="$out/.work/$2-$3"
     mkdir -p "$dir"
     local stages
-    stages=$("$build/solutions/$lab/run" stage=none 2>&1 | sed -n 's/.* has stages //p' | tr -d ',')
+    stages=$(stage_ids "$lab")
     score() { # STAGE STATUS WHY
         local p
         p=$(points "$lab" "$1")
@@ -204,7 +200,7 @@ grade_one() { # SUBMISSION: every lab, one after another
     for lab in "${labs[@]}"; do grade_lab "$sub" "$name" "$lab"; done
     echo "grade: $base: $(awk -F'\t' '{ t += $3; m += $4 } END { print t " of " m }' "$out/$name"/*/score.tsv)"
 }
-export -f grade_one grade_lab cases points first_wrong frame
+export -f grade_one grade_lab stage_ids cases points first_wrong frame
 export build out here submissions seed weights pristine
 export LABS_LIST="${labs[*]}"
 if [ -z "$(find "$submissions" -mindepth 1 -maxdepth 1 -type d -print -quit)" ]; then

@@ -33,7 +33,7 @@ grep -q "^bench: map: wrong results from stage 1 2 3 4a 4b 5, left out of the pl
 grep -q "did not finish" "$tmp/skeleton.log" && fail "tools/bench.sh took wrong stages for a run that did not finish"
 
 csv=$tmp/good/CPU-emulation/map.csv
-stages=$(tools/stages.sh map)
+stages=$(tools/stages.sh build/emu/solutions map)
 for field in gpu driver cuda date commit seed; do
     grep -q "^# $field: ." "$csv" 2> /dev/null || fail "map.csv's header does not give the $field"
 done
@@ -49,6 +49,13 @@ svg=${csv%.csv}.svg
 for text in "<svg" "time per element" "share of the copy" "speedup over one CPU core" "stage 5" "copy"; do
     grep -q "$text" "$svg" 2> /dev/null || fail "map.svg does not show '$text'"
 done
+
+# the plot reads the columns by name: in another order, and with one more, it is the same
+mkdir "$tmp/shuffled" && awk -F, -v OFS=, '/^#/ { print; next }
+    { line = ($1 == "lab" ? "extra" : "1"); for (i = NF; i >= 1; i--) line = line OFS $i; print line }' \
+    "$csv" > "$tmp/shuffled/map.csv"
+tools/bench-plot.sh "$tmp/shuffled/map.csv" > /dev/null && cmp -s "$svg" "$tmp/shuffled/map.svg" ||
+    fail "bench-plot.sh drew another plot from map.csv with its columns in another order"
 
 tcsv=$tmp/good/CPU-emulation/transpose.csv
 for shape in 32,32 31,33 64,64 63,65; do

@@ -102,7 +102,7 @@ GRADE_RUN_SECONDS=30 SANDBOX_MEM_MB=1024 SANDBOX_DISK_MB=512 SEED=7 make --no-pr
 after=$(git status --porcelain; find common tests tools labs Makefile -type f -exec md5sum {} + | sort)
 
 status=0
-full=$(tools/stages.sh map) # a point a stage
+full=$(tools/stages.sh "build/$([ "$emu" = 1 ] && echo emu/)solutions" map) # a point a stage
 expect() { # NAME POINTS
     local got
     got=$(awk -F'\t' '{ t += $3 } END { print t + 0 }' "$out"/"$1"/map/score.tsv 2> /dev/null)

@@ -1,0 +1,14 @@
+# bench-csv.sh, sourced by bench.sh and bench-plot.sh: make bench's CSV read
+# by column name. The driver names the columns once, in the first line that
+# is not a # comment; a program that reads a column by its place would read
+# another once the driver adds one.
+
+# bench_awk [AWK-OPTION...] PROGRAM CSV: awk over the rows, with col["name"]
+# the field of column "name" ($col["stage"], $col["check"]...).
+bench_awk() {
+    local options=()
+    while [ $# -gt 2 ]; do options+=("$1"); shift; done
+    awk -F, "${options[@]}" '/^#/ { next }
+        !named { for (i = 1; i <= NF; i++) col[$i] = i; named = 1; next }
+        '"$1" "$2"
+}
