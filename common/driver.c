@@ -8,7 +8,7 @@
  * BLOCK, SWEEP, ONCE), which is how make hands them to the driver and the
  * tests alike; without a seed one is drawn from the clock. once=1 checks
  * each stage once and times nothing: what make sanitize and make profile run.
- * For grading (tools/grade.sh), dump=DIR adds to once=1 each stage's
+ * For grading (grading/grade.sh), dump=DIR adds to once=1 each stage's
  * results, written to DIR/<stage>-<variant>/, and judge=DIR judges those
  * files instead of running any kernel, printing a RESULT line a case.
  * csv=FILE (make bench, tools/bench.sh) appends each row's figures to FILE,

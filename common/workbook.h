@@ -223,7 +223,7 @@ bool problem_fits(const struct lab *lab, int variant, size_t n, size_t cols, cha
 /* Poison, launch, download, compare everything: guards, inputs, outputs.
  * true when all is right; otherwise *f says what is wrong and where. */
 bool problem_verify(struct problem *p, const struct stage *s, struct finding *f);
-/* Grading (tools/grade.sh): problem_dump writes every buffer's whole device
+/* Grading (grading/grade.sh): problem_dump writes every buffer's whole device
  * allocation, guards included, to DIR/<name>.bin after a problem_verify, in
  * the process that ran the student's kernels; problem_judge, in a process
  * that never runs them, rebuilds the problem from the same seed and judges

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # bench-csv.sh, sourced by bench.sh and bench-plot.sh: make bench's CSV read
 # by column name. The driver names the columns once, in the first line that
 # is not a # comment; a program that reads a column by its place would read

@@ -5,6 +5,7 @@
 # Run it alone to redraw plots from a machine without gnuplot.
 set -u
 script=$(dirname "$0")/bench.gp
+# shellcheck source=tools/bench-csv.sh
 . "$(dirname "$0")/bench-csv.sh"
 command -v gnuplot > /dev/null 2>&1 ||
     { echo "bench-plot: no plots: gnuplot is missing (make deps installs it)"; exit 1; }

@@ -13,6 +13,7 @@
 set -u
 bins=$1 out=$2
 shift 2
+# shellcheck source=tools/bench-csv.sh
 . "$(dirname "$0")/bench-csv.sh"
 sizes=${BENCH_SIZES:-"2^10 2^12 2^14 2^16 2^18 2^20 2^22 2^24 2^26 2^28"}
 seed=${SEED:-1}

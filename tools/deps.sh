@@ -39,6 +39,7 @@ if [ "$(id -u)" -ne 0 ]; then
     fi
 fi
 echo "deps: installing$missing"
+# shellcheck disable=SC2086 # $missing is a list of package names, a word each
 if ! { $sudo apt-get update -qq &&
        $sudo env DEBIAN_FRONTEND=noninteractive \
            apt-get install -y -qq --no-install-recommends $missing > /dev/null; }; then

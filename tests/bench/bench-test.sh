@@ -4,7 +4,7 @@
 # each, and map's untouched skeleton, whose wrong stages must be written as
 # WRONG and left out of the plot. `make check-bench` runs it.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/bench-test.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 status=0
@@ -33,7 +33,7 @@ grep -q "^bench: map: wrong results from stage 1 2 3 4a 4b 5, left out of the pl
 grep -q "did not finish" "$tmp/skeleton.log" && fail "tools/bench.sh took wrong stages for a run that did not finish"
 
 csv=$tmp/good/CPU-emulation/map.csv
-stages=$(tools/stages.sh build/emu/solutions map)
+stages=$(tests/grade/stages.sh build/emu/solutions map)
 for field in gpu driver cuda date commit seed; do
     grep -q "^# $field: ." "$csv" 2> /dev/null || fail "map.csv's header does not give the $field"
 done
@@ -54,8 +54,9 @@ done
 mkdir "$tmp/shuffled" && awk -F, -v OFS=, '/^#/ { print; next }
     { line = ($1 == "lab" ? "extra" : "1"); for (i = NF; i >= 1; i--) line = line OFS $i; print line }' \
     "$csv" > "$tmp/shuffled/map.csv"
-tools/bench-plot.sh "$tmp/shuffled/map.csv" > /dev/null && cmp -s "$svg" "$tmp/shuffled/map.svg" ||
+if ! { tools/bench-plot.sh "$tmp/shuffled/map.csv" > /dev/null && cmp -s "$svg" "$tmp/shuffled/map.svg"; }; then
     fail "bench-plot.sh drew another plot from map.csv with its columns in another order"
+fi
 
 tcsv=$tmp/good/CPU-emulation/transpose.csv
 for shape in 32,32 31,33 64,64 63,65; do

@@ -6,7 +6,7 @@
 # (EMU=0 on a GPU).
 set -u
 emu=${EMU:-1}
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 class=$(mktemp -d "${TMPDIR:-/tmp}/class.XXXXXX") out=$(mktemp -d "${TMPDIR:-/tmp}/grades.XXXXXX")
 [ -n "${KEEP:-}" ] || trap 'rm -rf "$class" "$out"' EXIT
 good=$class/good.cu
@@ -97,28 +97,28 @@ mkdir -p "$class/changes-table/labs/map" && awk '
     /^[ \t]*\*\// && skip == 1 { print; skip = 2; next } skip == 2 { next } { print }' \
     "$class/table.cu" > "$class/changes-table/labs/map/map.cu"
 
-before=$(git status --porcelain; find common tests tools labs Makefile -type f -exec md5sum {} + | sort)
+before=$(git status --porcelain; find common tests tools labs mk grading authoring Makefile -type f -exec md5sum {} + | sort)
 GRADE_RUN_SECONDS=30 SANDBOX_MEM_MB=1024 SANDBOX_DISK_MB=512 SEED=7 make --no-print-directory grade SUBMISSIONS="$class" OUT="$out" LAB=map EMU="$emu"
-after=$(git status --porcelain; find common tests tools labs Makefile -type f -exec md5sum {} + | sort)
+after=$(git status --porcelain; find common tests tools labs mk grading authoring Makefile -type f -exec md5sum {} + | sort)
 
 status=0
-full=$(tools/stages.sh "build/$([ "$emu" = 1 ] && echo emu/)solutions" map) # a point a stage
+full=$(tests/grade/stages.sh "build/$([ "$emu" = 1 ] && echo emu/)solutions" map) # a point a stage
 expect() { # NAME POINTS
     local got
     got=$(awk -F'\t' '{ t += $3 } END { print t + 0 }' "$out"/"$1"/map/score.tsv 2> /dev/null)
     if [ "$got" = "$2" ]; then echo "grade-test: $1: $got of $full, as it should"
     else echo "grade-test: $1: $got of $full, expected $2"; status=1; fi
 }
-name() { # the folder of OUT that grades submission $1 (tools/grade.sh)
+name() { # the folder of OUT that grades submission $1 (grading/grade.sh)
     local n
     n=$(printf '%s' "$1" | LC_ALL=C tr -c 'A-Za-z0-9._-' '_')
     [ "$n" = "$1" ] && echo "$n" || echo "$n-$(printf '%s' "$1" | cksum | cut -d' ' -f1)"
 }
-expect "$(name 'good one')" $full
-expect "$(name "it's \`date\` \$(id)")" $full
+expect "$(name 'good one')" "$full"
+expect "$(name "it's \`date\` \$(id)")" "$full"
 expect skeleton 0
-expect rewrites-grader $full # its writes fail; its kernels are right
-expect escapes $full # it stays inside; its kernels are right
+expect rewrites-grader "$full" # its writes fail; its kernels are right
+expect escapes "$full" # it stays inside; its kernels are right
 for attack in fakes-summary kills-all hangs reads-solution plants-links hogs-memory fills-disk; do
     expect $attack 0
 done
@@ -133,7 +133,7 @@ reason fills-disk 'no result'
 expect old-skeleton 0
 reason old-skeleton 'older than them'
 expect defines-criterion 0
-expect own-header $full # the header is the grader's
+expect own-header "$full" # the header is the grader's
 expect no-map 0
 reason no-map 'no labs/map/map.cu'
 
@@ -141,9 +141,12 @@ expect changes-table 1
 grep -q "frame changed" "$out"/changes-table/map/frame.note 2> /dev/null ||
     { echo "grade-test: changes-table: the changed stage table was not reported"; status=1; }
 [ "$before" = "$after" ] || { echo "grade-test: the grader's tree changed"; status=1; }
-grep -q "\"score\": $full," "$out/$(name 'good one')/results.json" &&
-    [ "$(grep -c '<testcase ' "$out/junit.xml")" = $(( $(find "$class" -mindepth 1 -maxdepth 1 -type d | wc -l) * full )) ] && grep -q "^\"good one\",$full,$full,$full\$" "$out/grades.csv" ||
-    { echo "grade-test: results.json, junit.xml or grades.csv do not say what the scores say"; status=1; }
+cases=$(( $(find "$class" -mindepth 1 -maxdepth 1 -type d | wc -l) * full ))
+if ! { grep -q "\"score\": $full," "$out/$(name 'good one')/results.json" &&
+       [ "$(grep -c '<testcase ' "$out/junit.xml")" = "$cases" ] &&
+       grep -q "^\"good one\",$full,$full,$full\$" "$out/grades.csv"; }; then
+    echo "grade-test: results.json, junit.xml or grades.csv do not say what the scores say"; status=1
+fi
 
 # Two gradings at once in one checkout, in two OUTs, of two submissions of
 # the same name: each gets its own grade. A third in a busy OUT is refused.
@@ -153,8 +156,10 @@ for k in one two; do
     SEED=7 make --no-print-directory grade SUBMISSIONS="$class/$k" OUT="$out/$k" LAB=map EMU="$emu" > "$out/$k.log" 2>&1 &
 done
 wait
-grep -q "^grade: same: $full of $full\$" "$out/one.log" && grep -q "^grade: same: 0 of $full\$" "$out/two.log" ||
-    { echo "grade-test: two gradings at once mixed their submissions up"; status=1; }
+if ! { grep -q "^grade: same: $full of $full\$" "$out/one.log" &&
+       grep -q "^grade: same: 0 of $full\$" "$out/two.log"; }; then
+    echo "grade-test: two gradings at once mixed their submissions up"; status=1
+fi
 if flock -n "$out/one/.lock" make --no-print-directory grade SUBMISSIONS="$class/one" OUT="$out/one" \
         LAB=map EMU="$emu" 2>&1 | grep -q 'another make grade is writing'; then
     echo "grade-test: two gradings at once: each its own; a third in the same OUT refused"

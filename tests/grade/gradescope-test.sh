@@ -4,7 +4,7 @@
 # run_autograder for each upload. Root in a container that refuses user
 # namespaces is tried too (SANDBOX=none). LAB=map alone, to stay short.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 root=$(mktemp -d "${TMPDIR:-/tmp}/autograder.XXXXXX")
 [ -n "${KEEP:-}" ] || trap 'rm -rf "$root"' EXIT
 status=0
@@ -27,18 +27,20 @@ good=$root/good.cu
 tests/grade/handed-in.sh map > "$good"
 
 mkdir -p "$root/submission" && cp "$good" "$root/submission/map.cu"
-full=$(tools/stages.sh "$root/source/build/emu/solutions" map) # a point a stage
+full=$(tests/grade/stages.sh "$root/source/build/emu/solutions" map) # a point a stage
 [ "$(upload "map.cu alone")" = "$full" ] || fail "a finished map.cu, uploaded alone, did not score $full"
 rm -rf "$root/submission" && mkdir -p "$root/submission/labs/map" && cp labs/map/map.cu "$root/submission/labs/map/"
 [ "$(upload "the skeleton")" = 0 ] || fail "the skeleton did not score 0"
 if [ "$(id -u)" = 0 ]; then # the sandbox's fallback: a user of its own
     cp "$good" "$root/submission/labs/map/map.cu"
-    [ "$(upload "without namespaces" SANDBOX=none)" = "$full" ] &&
-        grep -q 'running as user' "$root/grading/grades/submission/map/run.log" ||
+    if ! { [ "$(upload "without namespaces" SANDBOX=none)" = "$full" ] &&
+           grep -q 'running as user' "$root/grading/grades/submission/map/run.log"; }; then
         fail "as root without namespaces, a finished map did not score $full as a user of its own"
+    fi
 fi
 rm -rf "$root/submission" && mkdir -p "$root/submission"
-[ "$(upload "nothing")" = 0 ] && grep -q 'No lab file' "$root/results/results.json" ||
+if ! { [ "$(upload "nothing")" = 0 ] && grep -q 'No lab file' "$root/results/results.json"; }; then
     fail "an upload without a lab file was not told so"
+fi
 [ $status = 0 ] && echo "gradescope-test: setup.sh and run_autograder grade uploads as Gradescope runs them"
 exit $status

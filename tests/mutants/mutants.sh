@@ -22,8 +22,8 @@
 # Uses EMU=1 unless EMU=0 is set (on a machine with a GPU). ONLY=REGEX plants
 # only the mutants whose "stage | mistake" line it matches.
 set -u
-cd "$(dirname "$0")/../.."
-labs=${*:-$(cd tests/mutants && ls *.mut | sed 's/\.mut$//')}
+cd "$(dirname "$0")/../.." || exit 1
+labs=${*:-$(for f in tests/mutants/*.mut; do basename "$f" .mut; done)}
 work=build/mutants
 emu=${EMU:-1}
 export SEED=${SEED:-1234}

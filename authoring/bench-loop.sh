@@ -5,7 +5,7 @@
 # seconds, build excluded: one untimed run first). With --check, one `make
 # check` from a fresh clone of HEAD too, the way CI runs it.
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 runs=5
 
 # median of the wall seconds of `runs` runs of a command (its output dropped)

@@ -12,7 +12,7 @@
 # The skeleton keeps the comment, with STUDENT turned into TODO, drops the
 # code, and turns END STUDENT into END TODO: the student writes between the
 # two, and a grader can tell their code from the frame around it
-# (tools/grade.sh). Everything else is copied as is, so a diff of the two
+# (grading/grade.sh). Everything else is copied as is, so a diff of the two
 # trees shows only the students' parts.
 
 /\/\* STUDENT / {

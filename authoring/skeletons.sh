@@ -3,7 +3,7 @@
 # GENERATED (the Makefile's build/skeleton-sources) holds, as the solutions make
 # them today.
 #
-# labs/.skeletons.sha256 records what the last generation wrote. A file in
+# authoring/skeletons.sha256 records what the last generation wrote. A file in
 # labs/ that differs from that record, or that it does not list, is a
 # student's work: `write` never overwrites or deletes it, unless FORCE=1,
 # and then only after copying labs/ to backups/. `check` tells a maintainer
@@ -11,7 +11,7 @@
 set -u
 mode=$1 generated=$2
 shift 2
-manifest=labs/.skeletons.sha256
+manifest=authoring/skeletons.sha256
 
 # "sum  labs/<lab>/<file>" for every file of the given labs under a folder.
 sums_of() {
@@ -23,6 +23,8 @@ sums_of() {
             xargs -r sha256sum) | sed "s|^\([0-9a-f]*  \)$(basename "$root")/|\1labs/|"
     done
 }
+
+indent() { sed 's/^/  /'; }
 
 # The files of labs/ that are not as the last generation wrote them.
 student_work() {
@@ -43,7 +45,7 @@ write)
     if [ -n "$work" ] && [ -z "${FORCE:-}" ]; then
         echo "make skeletons: these files in labs/ differ from the skeletons last generated,"
         echo "so they hold someone's work, and were left as they are:"
-        echo "$work" | sed 's/^/  /'
+        indent <<< "$work"
         echo "Nothing was changed. FORCE=1 regenerates labs/ after copying it to backups/."
         exit 1
     fi
@@ -72,7 +74,7 @@ check)
         sed -n 's/^[<>] [0-9a-f]*  //p' | sort -u)
     if [ -n "$stale" ]; then
         echo "check: solutions/ changed since the skeletons were generated; these differ:"
-        echo "$stale" | sed 's/^/  /'
+        indent <<< "$stale"
         echo "check: a maintainer runs make skeletons and commits labs/ (a student need not)"
         exit 1
     fi
@@ -81,7 +83,7 @@ check)
         echo "check: labs/ is in sync with solutions/"
     elif [ -n "${WORKBOOK_MAINTAINER:-}" ]; then
         echo "check: labs/ differs from the generated skeletons, in:"
-        echo "$work" | sed 's/^/  /'
+        indent <<< "$work"
         echo "check: edit solutions/, then make skeletons; never labs/ by hand"
         exit 1
     else

@@ -23,7 +23,7 @@ steps() { # LAB: "lab id points" for each stage of the lab's table
 }
 all=$(for lab in "$@"; do steps "$lab"; done)
 cat <<'YAML'
-# GitHub Classroom autograding, written by make dist (tools/classroom.sh):
+# GitHub Classroom autograding, written by make dist (grading/classroom.sh):
 # a test a stage, run on the CPU emulation (no GPU on GitHub's runners).
 # Students control this repository, so these scores are feedback; an
 # instructor grades with make grade on the cloned submissions.
@@ -59,7 +59,7 @@ echo "      - name: Autograding Reporter"
 echo "        uses: classroom-resources/autograding-grading-reporter@v1"
 echo "        env:"
 echo "$all" | while read -r lab id _; do
-    id_upper=$(printf '%s-%s' "$lab" "$id" | tr 'a-z' 'A-Z')
+    id_upper=$(printf '%s-%s' "$lab" "$id" | tr '[:lower:]' '[:upper:]')
     echo "          ${id_upper}_RESULTS: \"\${{steps.$lab-$id.outputs.result}}\""
 done
 echo "        with:"

@@ -12,8 +12,8 @@
 # fresh /tmp; there is no network; a PID namespace of its own keeps a
 # kill(-1) or a fork bomb inside, and every process dies with it. COMMAND
 # runs chrooted there with no capabilities at all, so it can neither leave
-# the chroot, nor mount, nor look through /proc/1 at the supervisor, which
-# alone sees the real file system.
+# the chroot, nor mount, nor look through /proc/1 at the supervisor
+# (grading/supervise.sh), which alone sees the real file system.
 #
 # Limits, each ending the whole namespace with a line "sandbox: stopped: ..."
 # on stderr: SECONDS of wall time (exit 124); SANDBOX_MEM_MB of memory held
@@ -52,61 +52,9 @@ if [ "${SANDBOX:-}" = none ] || ! unshare --user --map-root-user --mount --pid -
     cd "$work" && exec timeout -k 5 "$seconds" "${limits[@]}" "$@"
 fi
 
-# The supervisor: PID 1 of the namespace, which the command's processes
-# cannot signal. It builds the view, starts COMMAND in it, watches time and
-# memory, and copies the result back.
-supervise='
-set -e
-work=$1 seconds=$2 mem_mb=$3 disk_mb=$4 keep=$5 nhide=$6; shift 6
-root=$(mktemp -d)
-mount --make-rprivate /
-mount --rbind / "$root"
-# every mount read-only, the top and those beneath it
-awk "{print \$5}" /proc/self/mountinfo | grep "^$root" | sort -r | while read -r m; do
-    mount -o remount,bind,ro "$m" 2> /dev/null || true
-done
-mount -t proc proc "$root/proc"
-mount -t tmpfs -o size=512m tmpfs "$root/tmp"
-mount -t tmpfs -o size=64m tmpfs "$root/dev/shm"
-mkdir "$root/tmp/sandbox"
-mount -t tmpfs -o size="$disk_mb"m tmpfs "$root/tmp/sandbox"
-cp -a "$work/." "$root/tmp/sandbox/"
-for _ in $(seq "$nhide"); do
-    [ -d "$root$1" ] && mount -t tmpfs -o ro,size=4k tmpfs "$root$1"
-    shift
-done
-set +e
-chroot "$root" setpriv --bounding-set=-all --inh-caps=-all --ambient-caps=-all --no-new-privs \
-    -- /bin/sh -c "cd /tmp/sandbox && exec \"\$@\"" sh "$@" &
-command=$!
-exec 3>&2 2> /dev/null # quiet: bash notices of dead jobs; the command keeps its stderr
-stop= status=
-end=$((SECONDS + seconds))
-while kill -0 "$command" 2> /dev/null; do
-    used=$(cat "$root"/proc/[0-9]*/status 2> /dev/null | awk "/^VmRSS:/ { kb += \$2 } END { print int(kb / 1024) }")
-    if [ "${used:-0}" -gt "$mem_mb" ]; then
-        stop="its processes held more than $mem_mb MiB of memory" status=125; break
-    elif [ "$SECONDS" -ge "$end" ]; then
-        stop="still running after $seconds s" status=124; break
-    fi
-    sleep 0.2
-done
-kill -KILL -1 2> /dev/null
-wait "$command"
-code=$?
-if [ -n "$stop" ]; then echo "sandbox: stopped: $stop" >&3
-else status=$code; [ "$code" -le 128 ] || echo "sandbox: killed by signal $((code - 128)) ($(kill -l "$code"))" >&3; fi
-[ -n "$keep" ] || { find "$work" -mindepth 1 -delete && cp -a "$root/tmp/sandbox/." "$work/"; }
-for kept in $keep; do
-    rm -rf "${work:?}/$kept"
-    [ ! -e "$root/tmp/sandbox/$kept" ] && [ ! -L "$root/tmp/sandbox/$kept" ] ||
-        cp -a "$root/tmp/sandbox/$kept" "$work/$kept"
-done
-exit "$status"
-'
 work=$(cd "$work" && pwd)
 keep=${SANDBOX_KEEP:-}
 exec timeout -k 5 $((seconds + 120)) "${limits[@]}" \
     unshare --user --map-root-user --mount --pid --fork --net --ipc --uts --kill-child \
-    bash -c "$supervise" sandbox "$work" "$seconds" "${SANDBOX_MEM_MB:-2048}" \
+    bash "$(cd "$(dirname "$0")" && pwd)/supervise.sh" "$work" "$seconds" "${SANDBOX_MEM_MB:-2048}" \
     "${SANDBOX_DISK_MB:-1024}" "$keep" "${#hide[@]}" "${hide[@]}" "$@"

@@ -41,7 +41,7 @@ for lab in "$@"; do
         echo "check: $lab: on the untouched skeleton nothing fails in:$passing: those tests cannot fail"
         status=1
     else
-        echo "check: $lab: on the skeleton every stage fails ($(echo $suites | tr ' ' ','))"
+        echo "check: $lab: on the skeleton every stage fails (${suites//$'\n'/,})"
     fi
 done
 exit $status

@@ -5,11 +5,11 @@
 # OUT/<name>/ with its logs, scores and diffs.
 #
 # What a submission can touch, and what decides its grade:
-# - Only the code inside its TODO regions is used: tools/splice.awk puts it
+# - Only the code inside its TODO regions is used: grading/splice.awk puts it
 #   into the grader's own skeleton, so the stage table, the launchers and
 #   the includes are always the grader's, and any change to them is reported.
 # - It is built and run in a disposable copy of this checkout's committed
-#   tree (without solutions/), inside tools/sandbox.sh: read-only system, no
+#   tree (without solutions/), inside grading/sandbox.sh: read-only system, no
 #   network, its own processes, this checkout and the other submissions
 #   hidden, a time limit. There its kernels run each stage once per case and
 #   leave their results in files (run dump=...).
@@ -70,7 +70,7 @@ pristine=$here/$build/pristine
 prepare() {
     local tree
     tree=$(if [ "$commit" = "${commit#none}" ]; then git rev-parse HEAD; else
-        find common tests tools labs Makefile -type f -print0 | sort -z | xargs -0 md5sum | md5sum; fi)
+        find common tests tools labs mk Makefile -type f -print0 | sort -z | xargs -0 md5sum | md5sum; fi)
     if [ "$(cat "$pristine/.tree" 2> /dev/null)" != "$tree" ]; then
         echo "grade: making the pristine tree, and its skeletons' objects"
         rm -rf "$pristine" && mkdir -p "$pristine" || return 1
@@ -87,22 +87,24 @@ prepare() {
         make --no-print-directory EMU="$EMU" SOLUTION=1 LAB="$lab" "$build/solutions/$lab/run" &&
             make -C "$pristine" --no-print-directory EMU="$EMU" LAB="$lab" "$build/labs/$lab/run" || return 1
         # a judge with nothing to judge would grade every submission 0 of 0
-        [ -n "$(stage_ids "$lab")" ] && [ -n "$(cases "$lab")" ] ||
-            { echo "grade: the judge of $lab names no stages or no cases"; return 1; }
+        if [ -z "$(stage_ids "$lab")" ] || [ -z "$(cases "$lab")" ]; then
+            echo "grade: the judge of $lab names no stages or no cases"
+            return 1
+        fi
     done >> "$out/judges.log" 2>&1
     echo "$tree" > "$pristine/.tree"
 }
-[ "$commit" = "${commit#none}" ] && [ -n "$(git status --porcelain -- common tests tools labs Makefile)" ] &&
+[ "$commit" = "${commit#none}" ] && [ -n "$(git status --porcelain -- common tests tools labs mk Makefile)" ] &&
     echo "grade: this checkout has uncommitted changes; grading uses the committed tree ($commit)"
 mkdir -p "$build" && : > "$out/judges.log"
 { flock 8 && prepare; } 8> "$build/.grade.lock" 9>&- < /dev/null ||
     { echo "grade: the judges or the skeletons do not build: see $out/judges.log"; exit 1; }
 
 # A file's frame: the file without the code of its TODO regions.
-frame() { awk -v frame=1 -f tools/splice.awk "$1" /dev/null | sed -E 's/[ -]*$//'; }
+frame() { awk -v frame=1 -f grading/splice.awk "$1" /dev/null | sed -E 's/[ -]*$//'; }
 
 grade_lab() { # SUBMISSION NAME LAB: one lab of one submission, into OUT/NAME/LAB
-    local sub=$1 name=$2 lab=$3 dir="$out/$2/$3" total=0 max=0
+    local sub=$1 name=$2 lab=$3 dir="$out/$2/$3"
     local src="$sub/labs/$lab/$lab.cu" work="$out/.work/$2-$3"
     mkdir -p "$dir"
     local stages
@@ -120,7 +122,7 @@ grade_lab() { # SUBMISSION NAME LAB: one lab of one submission, into OUT/NAME/LA
     rm -rf "$work" && mkdir -p "$work" && cp -a "$pristine/." "$work/"
     # the student's regions into the grader's frame
     diff -u <(frame "$work/labs/$lab/$lab.cu") <(frame "$src") > "$dir/frame.diff"
-    if ! awk -f tools/splice.awk "$src" "$pristine/labs/$lab/$lab.cu" \
+    if ! awk -f grading/splice.awk "$src" "$pristine/labs/$lab/$lab.cu" \
             > "$work/labs/$lab/$lab.cu" 2> "$dir/splice.log"; then
         for s in $stages; do score "$s" structure "$(head -c 300 "$dir/splice.log")"; done
         return
@@ -131,7 +133,7 @@ grade_lab() { # SUBMISSION NAME LAB: one lab of one submission, into OUT/NAME/LA
     local hide=("$here" "$submissions" "$out")
     local bin=build/labs/$lab/run
     [ "$EMU" = 1 ] && bin=build/emu/labs/$lab/run
-    SANDBOX_KEEP=build tools/sandbox.sh "$work" "${GRADE_BUILD_SECONDS:-600}" "${hide[@]}" -- \
+    SANDBOX_KEEP=build grading/sandbox.sh "$work" "${GRADE_BUILD_SECONDS:-600}" "${hide[@]}" -- \
         env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make --no-print-directory -j2 EMU="$EMU" LAB="$lab" "$bin" 2>&1 |
         head -c 200000 > "$dir/build.log"
     if [ ! -x "$work/$bin" ]; then
@@ -145,7 +147,7 @@ grade_lab() { # SUBMISSION NAME LAB: one lab of one submission, into OUT/NAME/LA
         k=$((k + 1))
         script+="mkdir -p results/$k && ./$bin once=1 dump=results/$k n=${c%%:*} block=${c##*:} seed=$seed;"
     done
-    SANDBOX_KEEP=results tools/sandbox.sh "$work" "${GRADE_RUN_SECONDS:-900}" "${hide[@]}" -- sh -c "$script" 2>&1 |
+    SANDBOX_KEEP=results grading/sandbox.sh "$work" "${GRADE_RUN_SECONDS:-900}" "${hide[@]}" -- sh -c "$script" 2>&1 |
         head -c 200000 > "$dir/run.log"
     case ${PIPESTATUS[0]} in
     124 | 137) printf 'the run was stopped after %s s; ' "${GRADE_RUN_SECONDS:-900}" > "$dir/stopped" ;;
@@ -207,6 +209,7 @@ if [ -z "$(find "$submissions" -mindepth 1 -maxdepth 1 -type d -print -quit)" ];
     echo "grade: no submission folders in $submissions; the judges and the pristine tree are ready"
     exit 0
 fi
+# shellcheck disable=SC2016 # the child shell expands them
 find "$submissions" -mindepth 1 -maxdepth 1 -type d -print0 | sort -z |
     xargs -0 -r -P "$jobs" -I{} bash -c 'labs=($LABS_LIST); grade_one "$1"' _ {} 9>&-
-tools/grade-report.sh "$out" "${labs[@]}"
+grading/grade-report.sh "$out" "${labs[@]}"

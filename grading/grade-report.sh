@@ -10,11 +10,12 @@ set -u
 out=$1
 shift
 csv=$out/grades.csv md=$out/summary.md
+mapfile -t graded < <(sort "$out/.graded")
 {
     printf 'submission'
     for lab in "$@"; do printf ',%s' "$lab"; done
     printf ',total,out of\n'
-    for name in $(sort "$out/.graded"); do d=$out/$name
+    for name in "${graded[@]}"; do d=$out/$name
         [ -f "$d/${1}/score.tsv" ] || continue
         printf '"%s"' "$(sed 's/"/""/g' "$d/.name")"
         for lab in "$@"; do
@@ -27,10 +28,10 @@ csv=$out/grades.csv md=$out/summary.md
     echo "# Grades"
     echo
     echo "$(($(wc -l < "$csv") - 1)) submissions, labs: $*. Each stage scores its points only if"
-    echo "every case of it was judged right by the grader's own binary (tools/grade.sh)."
+    echo "every case of it was judged right by the grader's own binary (grading/grade.sh)."
     cat "$out/.how"
     echo
-    for name in $(sort "$out/.graded"); do d=$out/$name
+    for name in "${graded[@]}"; do d=$out/$name
         [ -f "$d/${1}/score.tsv" ] || continue
         echo "## $(cat "$d/.name"): $(awk -F'\t' '{ t += $3; m += $4 } END { print t " of " m }' "$d"/*/score.tsv)"
         echo
@@ -44,7 +45,7 @@ csv=$out/grades.csv md=$out/summary.md
     done
 } > "$md"
 # Gradescope: {"score", "tests": [{"name", "score", "max_score", "output"}]}
-for name in $(sort "$out/.graded"); do d=$out/$name
+for name in "${graded[@]}"; do d=$out/$name
     [ -f "$d/${1}/score.tsv" ] || continue
     for lab in "$@"; do cat "$d/$lab/score.tsv"; done | awk -F'\t' -v how="$(cat "$out/.how")" '
         function json(s) { gsub(/\\/, "\\\\", s); gsub(/"/, "\\\"", s); gsub(/\t/, " ", s); return "\"" s "\"" }
@@ -58,7 +59,7 @@ done
 {
     echo '<?xml version="1.0" encoding="UTF-8"?>'
     echo '<testsuites name="make grade">'
-    for name in $(sort "$out/.graded"); do d=$out/$name
+    for name in "${graded[@]}"; do d=$out/$name
         [ -f "$d/${1}/score.tsv" ] || continue
         for lab in "$@"; do cat "$d/$lab/score.tsv"; done | awk -F'\t' -v who="$(cat "$d/.name")" '
             function xml(s) { gsub(/&/, "\\&amp;", s); gsub(/</, "\\&lt;", s); gsub(/>/, "\\&gt;", s)

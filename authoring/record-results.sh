@@ -2,7 +2,7 @@
 # record-results.sh FILE COMMAND...: run each command on this machine's GPU and
 # write what it printed to FILE as Markdown, with the date, the GPU, the CUDA
 # version, the commit and the commands, so every number has its provenance.
-#   tools/record-results.sh results/H100.md "make check" "make test LAB=map SOLUTION=1"
+#   authoring/record-results.sh results/H100.md "make check" "make test LAB=map SOLUTION=1"
 set -u
 out=$1
 shift

@@ -1,0 +1,125 @@
+# instructor.mk: what instructors and the kit's maintainers run, all of it
+# needing solutions/: the skeletons generated from the solutions, the proof
+# that the tests are honest, the planted mistakes, the grader, the student
+# copy and CI's checks of them. The Makefile includes it where solutions/
+# is; the student copy leaves out authoring/, this file with it.
+
+.PHONY: skeletons check-skeletons prove mutants diff grade check-grade dist check-dist \
+        gradescope check-bench check-scripts
+
+# The skeletons as the solutions make them today, file by file: what
+# labs/ should hold, and what `make check` proves the tests fail on. They
+# are built as the tree `skeletons`, whose objects go to $(BUILD)/skeletons.
+SKELETONS := $(BUILD)/skeleton-sources
+# Every file of a solution but its model answers, which stay with the instructor.
+SKELETON_FILES := $(patsubst solutions/%,$(SKELETONS)/%,$(filter-out %/ANSWERS.md,\
+                    $(wildcard $(foreach l,$(WRITTEN),solutions/$(l)/*))))
+$(SKELETONS)/%: solutions/% authoring/skeleton.awk
+	@mkdir -p $(@D)
+	$(Q)awk -f authoring/skeleton.awk $< > $@.tmp && mv $@.tmp $@
+
+$(foreach l,$(WRITTEN),$(eval $(call LAB_RULES,skeletons,$(SKELETONS),$(l))))
+PROVEN = $(foreach t,skeletons solutions,$(foreach l,$(WRITTEN),$(BUILD)/$(t)/$(l)/test $(BUILD)/$(t)/$(l)/run))
+
+# labs/ from solutions/, never over a student's work (authoring/skeletons.sh).
+skeletons: $(SKELETON_FILES)
+	@authoring/skeletons.sh write $(SKELETONS) $(WRITTEN)
+
+check-skeletons: $(SKELETON_FILES)
+	@authoring/skeletons.sh check $(SKELETONS) $(WRITTEN)
+
+# The kit's own checks. Without a GPU it proves under the emulation, with
+# NVCC_CHECK= : nvcc has just compiled every file.
+check: check-skeletons check-scripts $(PROVEN) $(BUILD)/selftest $(BUILD)/probe $(EMU_TEST)
+	@echo "check: built the skeleton and the solution of: $(WRITTEN)"
+	@$(BUILD)/selftest --short-filename
+	$(RUN_EMU_TEST)
+	@authoring/prove.sh $(BUILD) $(WRITTEN)
+	@if [ "$(EMU)" != 1 ] && ! $(BUILD)/probe > /dev/null; then \
+	  echo "check: so proving the tests under the CPU emulation instead (EMU=1):"; \
+	  $(MAKE) --no-print-directory EMU=1 NVCC_CHECK= prove; fi
+	@if command -v pandoc > /dev/null; then $(MAKE) --no-print-directory handouts; \
+	 else echo "check: handouts not built: pandoc is missing (make deps installs it)"; fi
+
+# The tests' honesty, proven in this build: pass on solutions, fail on skeletons.
+prove: $(PROVEN) $(BUILD)/probe $(EMU_TEST)
+	$(RUN_EMU_TEST)
+	@authoring/prove.sh $(BUILD) $(WRITTEN)
+
+# Every shell script, as shellcheck reads it (make deps installs it here).
+SCRIPTS := $(wildcard tools/*.sh grading/*.sh grading/gradescope/* authoring/*.sh tests/*.sh \
+                      tests/*/*.sh .ci/run)
+DEPS_EXTRA += shellcheck
+check-scripts:
+	@command -v shellcheck > /dev/null || { echo "check: shellcheck is missing (make deps \
+	installs it)"; exit 1; }
+	@shellcheck -x $(SCRIPTS) && echo "check: shellcheck finds nothing in the $(words $(SCRIPTS)) scripts"
+
+# The tests against the mistakes students make: each planted in a copy of
+# the solution, caught, and its cause named in the report.
+mutants:
+	@tests/mutants/mutants.sh $(SELECTED)
+
+# AGAINST=skeleton: only what the student wrote, against the untouched skeleton.
+DIFF_BASE = $(if $(filter skeleton,$(AGAINST)),$(SKELETONS),solutions)
+diff: $(if $(filter skeleton,$(AGAINST)),$(SKELETON_FILES))
+	@for lab in $(SELECTED); do diff -ru -x ANSWERS.md $(DIFF_BASE)/$$lab $(SRC)/$$lab; done; true
+
+# make grade SUBMISSIONS=dir: every folder in dir, each in a sandbox, judged
+# by this checkout's own binaries (grading/grade.sh says how). OUT= where the
+# grades go; WEIGHTS= the points file; JOBS= submissions at once.
+grade:
+	@[ -n "$(SUBMISSIONS)" ] || { echo "make grade needs SUBMISSIONS=dir, a folder of submission \
+	folders (each with labs/<lab>/<lab>.cu)"; exit 1; }
+	@EMU=$(if $(filter 1,$(EMU)),1,0) grading/grade.sh "$(BUILD)" "$(SUBMISSIONS)" "$(or $(OUT),grades)" $(SELECTED)
+
+# The grader against a hostile class, and as Gradescope runs it (tests/grade):
+# about 2.5 minutes on 2 cores.
+check-grade:
+	+@tests/grade/grade-test.sh
+	+@tests/grade/gradescope-test.sh
+
+# The student copy: the committed tree less the instructors' folders
+# (authoring/dist.sh), into DIST= (default build/dist). Its Classroom
+# workflow names the stages the skeletons' drivers name.
+dist: $(foreach l,$(WRITTEN),$(BUILD)/skeletons/$(l)/run)
+	@authoring/dist.sh "$(or $(DIST),build/dist)" $(BUILD)/skeletons $(WRITTEN)
+
+# The student copy checked as CI checks it: it builds, its make check passes,
+# its tests fail until a lab is done and pass once it is (tests/dist).
+check-dist:
+	+@tests/dist/dist-test.sh
+
+# Gradescope's autograder: build/gradescope/autograder.zip, this tree with
+# grading/gradescope's setup.sh and run_autograder at its top.
+gradescope:
+	@rm -rf build/gradescope && mkdir -p build/gradescope
+	@git archive --format=zip -o build/gradescope/autograder.zip HEAD
+	@cd grading/gradescope && zip -q ../../build/gradescope/autograder.zip setup.sh run_autograder
+	@echo "gradescope: build/gradescope/autograder.zip, to upload as a programming assignment's autograder"
+
+# make bench's CSV and plot code on a tiny emulated sweep, for CI (tests/bench).
+check-bench:
+	+@tests/bench/bench-test.sh
+
+help::
+	@echo
+	@echo "Instructors"
+	@echo "  make test SOLUTION=1     the same tests on the reference solutions"
+	@echo "  make test SUBMISSION=dir grade another checkout's labs/ with these tests"
+	@echo "  make grade SUBMISSIONS=dir  grade every submission folder in dir, each in a sandbox,"
+	@echo "                           judged by this checkout's own binaries: grades/summary.md, .csv"
+	@echo "      OUT=grades WEIGHTS=grading/weights.txt JOBS=cores SEED=...   (LAB= some labs)"
+	@echo "  make check-grade          the grader against submissions built to attack it"
+	@echo "  make gradescope          Gradescope's autograder.zip: make grade on each upload, no GPU"
+	@echo "  make dist                the student copy: build/dist/gpu-workbook.tar.gz, without"
+	@echo "                           solutions, answers, grader or mutants (make check-dist tries it)"
+	@echo "  make diff LAB=map        a student's work: labs/ (or SUBMISSION=dir) against solutions/"
+	@echo "      AGAINST=skeleton                    against the untouched skeleton: what they wrote"
+	@echo "  make skeletons           regenerate labs/ from the STUDENT regions of solutions/"
+	@echo "                           (refuses if labs/ holds work; FORCE=1 keeps a backup first)"
+	@echo "  make check               the kit's own checks: skeletons in sync, every script past"
+	@echo "                           shellcheck, all builds, tests pass on every solution and fail"
+	@echo "                           on every skeleton"
+	@echo "  make mutants             plant the usual student mistakes (tests/mutants) and check"
+	@echo "                           that the tests catch each and name its cause (LAB= some)"

@@ -1,0 +1,58 @@
+# emu.mk: the CPU emulation (EMU=1), for students without an NVIDIA GPU. No
+# GPU or CUDA toolkit is needed: each .cu file goes through common/emu/rewrite
+# (launch syntax to a C++ call) and the host compiler, against common/emu's
+# CUDA on the CPU. Builds go to build/emu/. Included by the Makefile after
+# its nvcc settings, which this replaces.
+
+ifeq ($(EMU),1)
+  BUILD    := build/emu
+  CFLAGS   += -DWORKBOOK_EMU
+  # The shared .cuh headers hold kernels too: they are rewritten into
+  # $(BUILD)/cuh, which is searched before their own folders.
+  EMUFLAGS  = -std=c++17 -O2 -g -Wall -Wno-unknown-pragmas -DWORKBOOK_EMU -Icommon/emu \
+              -I$(BUILD)/cuh -pthread
+  # Kernels get a call before each load and store (common/emu answers
+  # them): the checks for races and out-of-bounds accesses.
+  EMU_CHECKS = -fsanitize=thread --param tsan-distinguish-volatile=1 -fstack-clash-protection
+  LDLIBS    = -pthread -lm
+  CU_TOOL   = $(BUILD)/rewrite $(addprefix $(BUILD)/cuh/,$(notdir $(SHARED_CUH)))
+  CU_REWRITE = $(BUILD)/rewrite # what it makes of a .cu file changes with it
+  CU_COMPILE = $(BUILD)/rewrite $< > $@.cpp && $(CXX) $(EMUFLAGS) $(CPPFLAGS) -I$(<D) -c $@.cpp -o $@
+  # A lab's kernels: -Wextra too (a signed/unsigned comparison betrays a
+  # 32-bit index). Where nvcc is installed it reads the file as well, so
+  # what only a GPU's compiler refuses (a host function called in a kernel)
+  # is refused here too.
+  KERNEL_COMPILE = $(BUILD)/rewrite $< > $@.cpp && \
+                   $(CXX) $(EMUFLAGS) -Wextra -Wno-unused-parameter $(EMU_CHECKS) $(CPPFLAGS) -I$(<D) -c $@.cpp -o $@
+  NVCC_CHECK = $(if $(wildcard $(NVCC)),$(NVCC) -std=c++17 $(CPPFLAGS) -I$(<D) -cuda $< -o $@.ii)
+  EMU_OBJS := $(patsubst common/emu/%.cpp,$(BUILD)/common/emu/%.o,$(wildcard common/emu/*.cpp))
+  # Under EMU=1 the emulation proves itself first: its own tests, planted
+  # bugs included.
+  EMU_TEST := $(BUILD)/emutest
+  RUN_EMU_TEST = @echo "check: the CPU emulation's own tests:" && $(EMU_TEST) --short-filename
+endif
+
+$(BUILD)/common/emu/%.o: common/emu/%.cpp $(wildcard common/emu/*.h)
+	@mkdir -p $(@D)
+	$(Q)$(CXX) $(EMUFLAGS) -c $< -o $@
+
+$(BUILD)/rewrite: common/emu/rewrite.c
+	@mkdir -p $(@D)
+	$(Q)$(CC) -std=c11 -O2 -Wall -Wextra -o $@ $<
+
+vpath %.cuh common $(FAMILY_DIRS)
+$(BUILD)/cuh/%.cuh: %.cuh $(BUILD)/rewrite
+	@mkdir -p $(@D)
+	$(Q)$(BUILD)/rewrite $< > $@
+
+# The emulation's own tests: kernels built like a lab's.
+$(BUILD)/emutest: $(BUILD)/tests/emu/emu_kernels.o $(BUILD)/tests/emu/test_emu.o $(COMMON_OBJS)
+	$(Q)$(CXX) -o $@ $^ $(CRITERION_LIBS) $(LDLIBS)
+
+$(BUILD)/tests/emu/emu_kernels.o: tests/emu/emu_kernels.cu tests/emu/emu_kernels.h $(COMMON_H) $(CU_REWRITE) | $(CU_TOOL)
+	@mkdir -p $(@D)
+	$(Q)$(KERNEL_COMPILE)
+
+$(BUILD)/tests/emu/%.o: tests/emu/%.c tests/emu/emu_kernels.h $(COMMON_H) | need-criterion
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(CPPFLAGS) $(CRITERION_CFLAGS) -c $< -o $@
