@@ -539,14 +539,6 @@ int report_text(const struct report *r, char *msg, size_t len)
     return (int)w.used;
 }
 
-void describe_finding(const struct problem *p, const struct stage *s, const struct finding *f,
-                      char *msg, size_t len)
-{
-    struct report r;
-    report_make(p, s, f, &r);
-    report_text(&r, msg, len);
-}
-
 /* ---- the report as text that travels ------------------------------------- */
 
 static const char report_version[] = "workbook report 1";

@@ -265,10 +265,6 @@ void report_make(const struct problem *p, const struct stage *s, const struct fi
  * no newline at its end; the text: the title, ":", a newline, the body. */
 int report_body(const struct report *r, char *msg, size_t len);
 int report_text(const struct report *r, char *msg, size_t len);
-/* The whole report in words: report_make, then report_text (the callers
- * that still take it whole). */
-void describe_finding(const struct problem *p, const struct stage *s, const struct finding *f,
-                      char *msg, size_t len);
 /* Why, in one line: the cause, else the first line of what. Returns line. */
 const char *report_why(const struct report *r, char *line, size_t len);
 /* The report as versioned lines of text, for a Criterion message (and the
