@@ -478,12 +478,12 @@ struct outcome {
 static void note_failure(const struct problem *p, const struct stage *s, const struct finding *f,
                          struct outcome *o)
 {
-    char msg[3072];
-    describe_finding(p, s, f, msg, sizeof msg);
-    char *line_end = strchr(msg, '\n'); /* its title gives way to "stage ID:" */
-    size_t used = strlen(o->failures);
-    snprintf(o->failures + used, sizeof o->failures - used, "stage %s:%s\n", s->id,
-             line_end ? line_end : msg);
+    struct report r;
+    char body[2 * sizeof r];
+    report_make(p, s, f, &r);
+    report_body(&r, body, sizeof body);
+    size_t used = strlen(o->failures); /* the table's title says the rest of the report's */
+    snprintf(o->failures + used, sizeof o->failures - used, "stage %s:\n%s\n", s->id, body);
 }
 
 /* make bench: one line a row, appended to csv=, which starts with the
@@ -726,6 +726,22 @@ static void sweep(struct problem *p, const struct stage *s, double copy_gbps)
 
 /* ---- once=1: under compute-sanitizer or Nsight Compute --------------------- */
 
+/* judge=: the line tools/grade.sh reads, tab-separated: RESULT, the stage,
+ * the variant (- for none), the size, the block, ok or wrong, and the
+ * reason in one line (- when ok): what is wrong and where, the first line
+ * of the report's what, since a grade cites what was found, not a guess. */
+static void print_result(const struct problem *p, const struct stage *s, const struct report *r)
+{
+    const char *variant = variant_name(p->lab, p->variant);
+    char reason[sizeof r->what] = "-";
+    if (r)
+        snprintf(reason, sizeof reason, "%.*s", (int)strcspn(r->what, "\n"), r->what);
+    for (char *c = reason; *c; c++)
+        *c = *c == '\t' ? ' ' : *c;
+    printf("RESULT\t%s\t%s\t%s\t%d\t%s\t%s\n", s->id, variant ? variant : "-",
+           size_text(p->n, p->cols), p->block, r ? "wrong" : "ok", reason);
+}
+
 /* Each chosen stage checked once, with its launch alone inside the profiler's
  * range; no library, copy or CPU row, so a tool watching this process sees
  * the stage's kernels and the harness's poisoning, nothing else. */
@@ -745,9 +761,6 @@ static bool check_once(const struct lab *lab, int variant, const struct run_opti
         bool right;
         if (opt->judge) {
             right = problem_judge(p, s, dir, &f);
-            const char *name = variant_name(lab, variant);
-            printf("RESULT\t%s\t%s\t%s\t%d\t%s\n", s->id, name ? name : "-",
-                   size_text(p->n, p->cols), p->block, right ? "ok" : "wrong");
         } else {
             right = problem_verify(p, s, &f);
             if (opt->dump && mkdir(dir, 0777) != 0 && errno != EEXIST)
@@ -755,12 +768,17 @@ static bool check_once(const struct lab *lab, int variant, const struct run_opti
             if (opt->dump && gpu_healthy())
                 problem_dump(p, dir);
         }
+        struct report r;
+        if (!right)
+            report_make(p, s, &f, &r);
+        if (opt->judge)
+            print_result(p, s, right ? NULL : &r);
         if (right) {
             printf("%s: ok\n", problem_title(p, s));
             continue;
         }
-        char msg[3072];
-        describe_finding(p, s, &f, msg, sizeof msg);
+        char msg[2 * sizeof r];
+        report_text(&r, msg, sizeof msg);
         printf("%s\n", msg);
         ok = false;
     }

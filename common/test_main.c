@@ -194,51 +194,25 @@ struct failure {
     const struct criterion_test *test;
     size_t n, cols;
     int block;
-    int variant;         /* -1: the test as a whole (a time-out, a crash) */
-    const char *report;  /* the whole report, from describe_finding */
-    char way[256];       /* its likely cause, digits masked: equal ways are one bug */
+    int variant;          /* the report's, or -1: the test as a whole (a time-out, a crash) */
+    bool unread;          /* its message is no report (a lab's own assertion): shown as is */
+    struct report report; /* as the test sent it; of a test lost as a whole, the way only */
 };
 
-/* The line of a report that says why: its likely cause, else what is
- * wrong. */
-static const char *why_of(const char *report)
+/* A failed assertion's message: the report it carries, or, when it carries
+ * none, the message as is, a way of its own. */
+static void read_message(const char *message, struct failure *f)
 {
-    const char *line = strstr(report, "likely cause: ");
-    if (line)
-        return line + strlen("likely cause: ");
-    line = strchr(report, '\n');
-    return line ? line + strspn(line, "\n ") : report;
-}
-
-/* A report's cause with each number made '#', since one bug names other
- * indices at other sizes ("1 element" and "31 elements" alike). */
-static void way_of(const char *report, char *way, size_t len)
-{
-    size_t k = 0;
-    bool counted = false; /* in the word after a number: a plural 's' is dropped */
-    for (const char *c = why_of(report); *c && *c != '\n' && k + 1 < len; c++) {
-        bool digit = *c >= '0' && *c <= '9', letter = (*c | 32) >= 'a' && (*c | 32) <= 'z';
-        if (digit && k > 0 && way[k - 1] == '#')
-            continue;
-        if (counted && *c == 's' && !((c[1] | 32) >= 'a' && (c[1] | 32) <= 'z'))
-            continue;
-        counted = (counted && letter) || (k > 0 && way[k - 1] == '#' && *c == ' ');
-        way[k++] = digit ? '#' : *c;
+    struct report *r = &f->report;
+    if (report_decode(message, r) && r->variant < variant_count(workbook_lab)) {
+        f->variant = r->variant;
+        return;
     }
-    way[k] = '\0';
-}
-
-static int variant_of(const char *report)
-{
-    const char *title_end = strchr(report, '\n');
-    for (int v = 0; v < variant_count(workbook_lab) && workbook_lab->variants; v++) {
-        char key[80];
-        snprintf(key, sizeof key, "), %s, n = ", workbook_lab->variants[v]);
-        const char *at = strstr(report, key);
-        if (at && (!title_end || at < title_end))
-            return v;
-    }
-    return 0;
+    memset(r, 0, sizeof *r);
+    f->variant = 0;
+    f->unread = true;
+    snprintf(r->what, sizeof r->what, "%s", message);
+    snprintf(r->way, sizeof r->way, "%.*s", (int)strcspn(message, "\n"), message);
 }
 
 static const char *signal_name(int sig)
@@ -255,7 +229,7 @@ static size_t collect(const struct criterion_suite_stats *ss, struct failure *f)
         size_of(ts->test, &base.n, &base.cols, &base.block);
         if (ts->timed_out) {
             f[count] = base;
-            snprintf(f[count].way, sizeof f[count].way, "timed out");
+            snprintf(f[count].report.way, sizeof f[count].report.way, "timed out");
             count++;
             continue;
         }
@@ -265,19 +239,17 @@ static size_t collect(const struct criterion_suite_stats *ss, struct failure *f)
         for (struct criterion_assert_stats *a = ts->asserts; a && count < MAX_FAILURES; a = a->next)
             if (!a->passed && a->message && *a->message) {
                 f[count] = base;
-                f[count].report = a->message;
-                f[count].variant = variant_of(a->message);
-                way_of(a->message, f[count].way, sizeof f[count].way);
+                read_message(a->message, &f[count]);
                 count++;
                 reported = true;
             }
         if (!reported) { /* a crash, or an exit without a verdict */
             f[count] = base;
             if (ts->signal)
-                snprintf(f[count].way, sizeof f[count].way, "crashed with SIG%s",
+                snprintf(f[count].report.way, sizeof f[count].report.way, "crashed with SIG%s",
                          signal_name(ts->signal));
             else
-                snprintf(f[count].way, sizeof f[count].way, "exited with status %d",
+                snprintf(f[count].report.way, sizeof f[count].report.way, "exited with status %d",
                          ts->exit_code);
             count++;
         }
@@ -306,7 +278,7 @@ static size_t print_sizes(const struct failure *f, size_t from, size_t count, co
                           size_t except)
 {
     size_t listed = 0;
-#define LISTED(j) ((j) != except && strcmp(f[j].way, way) == 0)
+#define LISTED(j) ((j) != except && strcmp(f[j].report.way, way) == 0)
     for (size_t k = from; k < count;) {
         size_t end = k, blocks = 0;
         while (end < count && f[end].n == f[k].n && f[end].cols == f[k].cols)
@@ -336,12 +308,12 @@ static void print_lost(const struct stage *s, const struct failure *f, size_t co
     for (size_t k = 0; k < count; k++) {
         bool first_of_way = true;
         for (size_t j = 0; j < k; j++)
-            first_of_way &= strcmp(f[j].way, f[k].way) != 0;
+            first_of_way &= strcmp(f[j].report.way, f[k].report.way) != 0;
         if (!first_of_way)
             continue;
         printf("%sstage %s (%s)%s, %s", RED, s->id, s->idea, PLAIN, sizes_are());
-        size_t listed = print_sizes(f, k, count, f[k].way, count);
-        if (strcmp(f[k].way, "timed out") == 0) {
+        size_t listed = print_sizes(f, k, count, f[k].report.way, count);
+        if (strcmp(f[k].report.way, "timed out") == 0) {
             printf(": did not finish in %.0f s, and was stopped", GPU_TEST_TIMEOUT);
             if (skipped)
                 printf("; %zu larger size%s not run", skipped, skipped > 1 ? "s were" : " was");
@@ -350,7 +322,7 @@ static void print_lost(const struct stage *s, const struct failure *f, size_t co
         else
             printf(": the test %s before it could give a verdict: a fault outside the kernel%s "
                    "(in the launcher, or in setting up)\n",
-                   f[k].way, listed > 1 ? "s" : "");
+                   f[k].report.way, listed > 1 ? "s" : "");
     }
 }
 
@@ -364,29 +336,35 @@ static void print_variant(const struct failure *f, size_t count)
     for (size_t k = 0; k < count; k++) {
         size_t same = 0;
         for (size_t j = 0; j < count; j++)
-            same += strcmp(f[j].way, f[k].way) == 0;
+            same += strcmp(f[j].report.way, f[k].report.way) == 0;
         if (same > lead_count)
             lead = k, lead_count = same;
     }
-    const char *report = f[lead].report, *title_end = strchr(report, '\n');
-    printf("%s%.*s%s%s\n", RED, (int)(title_end ? title_end - report : 0), report, PLAIN,
-           title_end ? title_end : report);
+    const struct report *r = &f[lead].report;
+    static char body[2 * sizeof *r];
+    if (f[lead].unread) {
+        printf("%s\n", r->what);
+    } else {
+        report_body(r, body, sizeof body);
+        printf("%s%s:%s\n%s\n", RED, r->title, PLAIN, body);
+    }
     if (lead_count > 1) {
         printf("  and %zu more size%s fail%s the same way: %s", lead_count - 1,
                lead_count > 2 ? "s" : "", lead_count > 2 ? "" : "s", sizes_are());
-        print_sizes(f, 0, count, f[lead].way, lead);
+        print_sizes(f, 0, count, f[lead].report.way, lead);
         printf("\n");
     }
     for (size_t k = 0; k < count; k++) {
-        bool first_of_way = strcmp(f[k].way, f[lead].way) != 0;
+        bool first_of_way = strcmp(f[k].report.way, f[lead].report.way) != 0;
         for (size_t j = 0; j < k && first_of_way; j++)
-            first_of_way = strcmp(f[j].way, f[k].way) != 0;
+            first_of_way = strcmp(f[j].report.way, f[k].report.way) != 0;
         if (!first_of_way)
             continue;
         printf("  %s", sizes_are());
-        size_t listed = print_sizes(f, 0, count, f[k].way, count);
-        const char *why = why_of(f[k].report);
-        printf(" fail%s another way: %.*s\n", listed > 1 ? "" : "s", (int)strcspn(why, "\n"), why);
+        size_t listed = print_sizes(f, 0, count, f[k].report.way, count);
+        char why[sizeof f->report.what];
+        printf(" fail%s another way: %s\n", listed > 1 ? "" : "s",
+               report_why(&f[k].report, why, sizeof why));
     }
 }
 
@@ -396,7 +374,7 @@ static bool same_failures(const struct failure *a, size_t na, const struct failu
     if (na != nb)
         return false;
     for (size_t k = 0; k < na; k++)
-        if (a[k].test != b[k].test || strcmp(a[k].way, b[k].way) != 0)
+        if (a[k].test != b[k].test || strcmp(a[k].report.way, b[k].report.way) != 0)
             return false;
     return true;
 }
@@ -404,7 +382,7 @@ static bool same_failures(const struct failure *a, size_t na, const struct failu
 static bool untouched(const struct failure *f, size_t count)
 {
     for (size_t k = 0; k < count; k++)
-        if (f[k].variant < 0 || !strstr(f[k].way, "still a TODO"))
+        if (f[k].variant < 0 || !f[k].report.untouched)
             return false;
     return count > 0;
 }

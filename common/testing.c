@@ -43,8 +43,11 @@ void expect_stage_correct(const struct lab *lab, const char *id, size_t n, size_
             problem_free(p);
             continue;
         }
-        char msg[3072];
-        describe_finding(p, s, &f, msg, sizeof msg);
+        /* the report travels to the runner as data, which groups it */
+        struct report r;
+        char msg[REPORT_CODE_SIZE];
+        report_make(p, s, &f, &r);
+        report_encode(&r, msg, sizeof msg);
         cr_expect(false, "%s", msg);
         /* after a kernel fault a GPU's context is gone (and the emulation's
          * too, as on a GPU): no other variant can run */

@@ -105,10 +105,10 @@
 void before_gpu_test(void);
 
 /* Run one stage on fresh inputs of size n (a matrix lab's: n elements in
- * rows of cols), in every variant asked for, and fail with the full report
- * of each wrong variant (stage, size, seed, first wrong index, expected and
- * got, how many, likely cause): outputs, guard zones and inputs are all
- * checked. */
+ * rows of cols), in every variant asked for, and fail with the report of
+ * each wrong variant (stage, size, seed, first wrong index, expected and
+ * got, how many, likely cause) as its message, in report_encode's text:
+ * outputs, guard zones and inputs are all checked. */
 void expect_stage_correct(const struct lab *lab, const char *stage, size_t n, size_t cols,
                           int block);
 

@@ -155,6 +155,11 @@ struct lab {
     /* The sizes make grade judges each stage at, ended by {NULL}; NULL for
      * the workbook's own (lab_grade_cases). */
     const struct grade_case *grade_cases;
+    /* Does a wrong output hold only what stage s's launcher put there before
+     * its kernels ran (a sum or count it set to 0), so that the stage looks
+     * still a TODO? NULL: only an output never written looks so. */
+    bool (*untouched)(const struct problem *p, const struct stage *s,
+                      const struct buffer *b, const struct mismatch *m);
 };
 
 /* The lab this program was built with (tests/<lab>/<lab>_lab.c defines it). */
@@ -268,11 +273,54 @@ const char *hang_advice(const struct lab *lab);
 int problem_threads(const struct problem *p, const struct stage *s);
 /* "reduce stage 3 (sequential addressing), float, n = 1025, block 256, seed 5" */
 const char *problem_title(const struct problem *p, const struct stage *s);
-/* The whole failure report, the only place its sentences are written:
- * stage, size, seed, what is wrong and where (expected and got, how many),
- * the most likely cause, and the command that repeats the run. */
-void describe_finding(const struct problem *p, const struct stage *s, const struct finding *f,
-                      char *msg, size_t len);
+/* A failure report as data: what a wrong run found, made in the process
+ * that ran it (a test's child) and grouped in another (the test runner),
+ * which reads its fields and never its sentences. No pointers, so it
+ * travels as report_encode's text. Every field is cut to fit, never
+ * through a UTF-8 character. */
+struct report {
+    int variant;           /* index into lab->variants (0 when the lab has none) */
+    bool untouched;        /* the wrong output was never written, or holds only what
+                              the launcher put there (lab->untouched): still a TODO? */
+    char title[400];       /* problem_title() */
+    char what[2560];       /* what is wrong and where, one or more lines */
+    char cause[512];       /* the likely cause, or "" when the data show none */
+    char way[256];         /* the cause (else what's first line) with every number
+                              masked: reports of equal ways are one bug */
+    char reproduce[400];   /* reproduce_command() */
+};
+/* report_encode's text of any report fits in this many bytes. */
+enum { REPORT_CODE_SIZE = 2 * sizeof(struct report) + 128 };
+/* The report of what problem_verify (or problem_judge) found on stage s. */
+void report_make(const struct problem *p, const struct stage *s, const struct finding *f,
+                 struct report *r);
+/* The report in words, the only place its sentences and layout are
+ * written. The body: what is wrong (expected and got, how many), the
+ * likely cause and the command that repeats the run, two spaces in, with
+ * no newline at its end; the text: the title, ":", a newline, the body. */
+int report_body(const struct report *r, char *msg, size_t len);
+int report_text(const struct report *r, char *msg, size_t len);
+/* Why, in one line: the cause, else the first line of what. Returns line. */
+const char *report_why(const struct report *r, char *line, size_t len);
+/* The report as versioned lines of text, for a Criterion message (and the
+ * JUnit, JSON or TAP file it goes into), and back: a line naming the
+ * version, a "key: value" line a field in the struct's order, '\' and
+ * newline in values written \\ and \n, and "end". For example
+ *     workbook report 1
+ *     variant: 0
+ *     untouched: 0
+ *     title: map stage 1 (one thread per element), n = 1025, block 256, seed 1
+ *     what: out[1024]: expected 0.5, got the poison value (never written)\n1 of 1025 ...
+ *     cause: every element from index 1024 to the end was never written: ...
+ *     way: every element from index # to the end was never written: ...
+ *     reproduce: make test LAB=map STAGE=1 SEED=1 EMU=1
+ *     end
+ * report_encode returns the length the text needs, as snprintf does (any
+ * report's fits in REPORT_CODE_SIZE); report_decode accepts nothing else:
+ * another version, a line out of place, an unknown escape, a value too
+ * long for its field, a cut. */
+int report_encode(const struct report *r, char *out, size_t len);
+bool report_decode(const char *text, struct report *r);
 /* "make test LAB=reduce STAGE=3 SEED=5 VARIANT=float EMU=1": the settings
  * that repeat this problem's run (WORKBOOK_MAKE_ARGS adds the Makefile's
  * own, such as SUBMISSION=). */

@@ -184,11 +184,11 @@ grade_lab() { # SUBMISSION NAME LAB: one lab of one submission, into OUT/NAME/LA
     rm -rf "$work"
 }
 
-# The first wrong case of stage $1 in judge log $2, with its first reason line.
+# The first wrong case of stage $1 in judge log $2, with its reason (the
+# RESULT line's last field).
 first_wrong() {
-    awk -F'\t' -v s="$1" '
-        $1 == "RESULT" { seen = $2 == s && $6 != "ok"; if (seen) at = (($3 == "-") ? "" : $3 ", ") "n = " $4 ", block " $5; next }
-        seen && /^  / { sub(/^ +/, ""); print at ": " $0; exit }' "$2" | head -c 300
+    awk -F'\t' -v s="$1" '$1 == "RESULT" && $2 == s && $6 != "ok" {
+        print (($3 == "-") ? "" : $3 ", ") "n = " $4 ", block " $5 ": " $7; exit }' "$2" | head -c 300
 }
 
 grade_one() { # SUBMISSION: every lab, one after another

@@ -196,13 +196,21 @@ Test(compare, compares_integers_exactly)
 
 static struct problem problem = {.lab = &fake, .n = N, .seed = 1234, .block = 256};
 
+/* The report of a finding, in the words a student reads. */
+static const char *words(const struct problem *p, const struct stage *s, const struct finding *f)
+{
+    static char msg[2 * sizeof(struct report)];
+    struct report r;
+    report_make(p, s, f, &r);
+    report_text(&r, msg, sizeof msg);
+    return msg;
+}
+
 static const char *report(void)
 {
-    static char msg[3072];
     struct finding f = {.verdict = OUTPUT_WRONG, .buffer = &out};
     cr_assert(!compare_output(&out, &f.mismatch));
-    describe_finding(&problem, &stages[1], &f, msg, sizeof msg);
-    return msg;
+    return words(&problem, &stages[1], &f);
 }
 
 Test(report, names_stage_size_seed_index_values_count_and_rerun, .init = make_equal)
@@ -271,11 +279,9 @@ static struct buffer sum = {.name = "sum", .role = OUTPUT, .type = I32, .count =
 
 static const char *report_on(struct problem *p, struct buffer *b)
 {
-    static char msg[3072];
     struct finding f = {.verdict = OUTPUT_WRONG, .buffer = b};
     cr_assert(!compare_output(b, &f.mismatch));
-    describe_finding(p, &stages[0], &f, msg, sizeof msg);
-    return msg;
+    return words(p, &stages[0], &f);
 }
 
 Test(cause, counts_the_poisoned_words_in_a_sum_even_when_it_wraps)
@@ -315,26 +321,262 @@ Test(cause, names_what_the_emulation_saw_never_itself, .init = make_equal)
 
 Test(cause, says_which_side_of_an_array_was_written)
 {
-    char msg[3072];
     struct finding f = {.verdict = GUARD_WRITTEN, .buffer = &out, .index = -1};
-    describe_finding(&problem, &stages[0], &f, msg, sizeof msg);
+    const char *msg = words(&problem, &stages[0], &f);
     cr_expect(strstr(msg, "out[-1] was written") && strstr(msg, "below zero"), "%s", msg);
     f.index = N;
-    describe_finding(&problem, &stages[0], &f, msg, sizeof msg);
+    msg = words(&problem, &stages[0], &f);
     cr_expect(strstr(msg, "out[1000] was written") && strstr(msg, "bounds test"), "%s", msg);
 }
 
 Test(cause, explains_an_impossible_launch_but_not_the_emulation_twice)
 {
-    char msg[3072];
     struct problem emulated = problem;
     emulated.emulated = true;
     struct finding f = {.verdict = KERNEL_FAILED, .error_name = "cudaErrorInvalidConfiguration"};
-    describe_finding(&emulated, &stages[0], &f, msg, sizeof msg);
+    const char *msg = words(&emulated, &stages[0], &f);
     cr_expect(strstr(msg, "launch nothing when n == 0"), "%s", msg);
     f.error_name = "cudaErrorLaunchFailure";
     snprintf(f.error, sizeof f.error, "kernel k, block (0, 0, 0): a race on shared memory");
-    describe_finding(&emulated, &stages[0], &f, msg, sizeof msg);
+    msg = words(&emulated, &stages[0], &f);
     cr_expect(strstr(msg, "the kernel was stopped: kernel k") && !strstr(msg, "likely cause"), "%s",
               msg);
+}
+
+/* ---- the report as data: made in a test, grouped in the runner ----------- */
+
+/* The report of a wrong `out`, as made from what compare_output found. */
+static void make_report(struct report *r)
+{
+    struct finding f = {.verdict = OUTPUT_WRONG, .buffer = &out};
+    cr_assert(!compare_output(&out, &f.mismatch));
+    report_make(&problem, &stages[1], &f, r);
+}
+
+static void expect_same(const struct report *a, const struct report *b)
+{
+    cr_expect_eq(a->variant, b->variant);
+    cr_expect_eq(a->untouched, b->untouched);
+    cr_expect_str_eq(a->title, b->title);
+    cr_expect_str_eq(a->what, b->what);
+    cr_expect_str_eq(a->cause, b->cause);
+    cr_expect_str_eq(a->way, b->way);
+    cr_expect_str_eq(a->reproduce, b->reproduce);
+}
+
+/* encode, then decode: the same report */
+static void expect_round_trip(const struct report *r)
+{
+    static char text[REPORT_CODE_SIZE];
+    struct report back;
+    int len = report_encode(r, text, sizeof text);
+    cr_assert(len > 0 && (size_t)len < sizeof text, "%d bytes", len);
+    cr_assert(report_decode(text, &back), "%s", text);
+    expect_same(r, &back);
+}
+
+Test(report_text, is_the_title_then_what_cause_and_rerun_two_spaces_in)
+{
+    struct report r = {.title = "t", .what = "a\nb", .cause = "c", .reproduce = "make x"};
+    char msg[256], why[64];
+    report_text(&r, msg, sizeof msg);
+    cr_expect_str_eq(msg, "t:\n  a\n  b\n  likely cause: c\n  reproduce: make x");
+    report_body(&r, msg, sizeof msg);
+    cr_expect_str_eq(msg, "  a\n  b\n  likely cause: c\n  reproduce: make x");
+    cr_expect_str_eq(report_why(&r, why, sizeof why), "c");
+    r.cause[0] = '\0';
+    report_text(&r, msg, sizeof msg);
+    cr_expect_str_eq(msg, "t:\n  a\n  b\n  reproduce: make x");
+    cr_expect_str_eq(report_why(&r, why, sizeof why), "a", "no cause: what's first line");
+}
+
+Test(report_code, carries_a_report_from_a_finding_whole, .init = make_equal)
+{
+    struct report r;
+    got[123] = 42;
+    make_report(&r);
+    cr_expect(*r.cause && *r.way, "the made report has a cause and a way");
+    expect_round_trip(&r);
+    fill_poison(got, sizeof got);
+    make_report(&r);
+    cr_expect(r.untouched);
+    expect_round_trip(&r);
+}
+
+Test(report_code, carries_hostile_text_whole)
+{
+    struct report r = {
+        .variant = 3,
+        .title = "a: b\nc \\ d\\n e\\",
+        .what = "likely cause: not one\n\nreproduce: make nothing\nend\nworkbook report 1\n\t\\\\",
+        .cause = "",
+        .way = "variant: 7\r\nuntouched: 1",
+        .reproduce = "caf\xc3\xa9 \xe2\x88\x91 \xf0\x9f\x99\x82: UTF-8 \\",
+    };
+    expect_round_trip(&r);
+}
+
+Test(report_code, carries_every_field_at_its_longest)
+{
+    /* backslashes and newlines: each byte doubles when written */
+    static struct report r;
+    char *field[] = {r.title, r.what, r.cause, r.way, r.reproduce};
+    size_t size[] = {sizeof r.title, sizeof r.what, sizeof r.cause, sizeof r.way,
+                     sizeof r.reproduce};
+    for (int k = 0; k < 5; k++) {
+        for (size_t i = 0; i + 1 < size[k]; i++)
+            field[k][i] = i % 2 ? '\\' : '\n';
+        field[k][size[k] - 1] = '\0';
+    }
+    r.variant = 9999;
+    expect_round_trip(&r);
+}
+
+Test(report_code, refuses_what_is_not_a_report_and_any_cut, .init = make_equal)
+{
+    struct report r, back;
+    static char text[REPORT_CODE_SIZE], bad[REPORT_CODE_SIZE + 64];
+    got[5] = 7;
+    make_report(&r);
+    int len = report_encode(&r, text, sizeof text);
+    const char *garbage[] = {"", "end", "fake stage 1 (one), n = 1000:\n  likely cause: x",
+                             "workbook report 1", "workbook report 10\n", "\n"};
+    for (size_t k = 0; k < sizeof garbage / sizeof garbage[0]; k++)
+        cr_expect(!report_decode(garbage[k], &back), "accepted \"%s\"", garbage[k]);
+    cr_expect(!report_decode(NULL, &back));
+    /* another version, an unknown escape, a line out of place, a number
+     * that is none, a field too long, something after the end */
+    const char *edits[][2] = {{"report 1\n", "report 2\n"}, {"\nwhat: ", "\nwhat: \\t"},
+                              {"\ncause: ", "\nway: "},      {"variant: 0", "variant: -1"},
+                              {"variant: 0", "variant: x"},  {"untouched: 0", "untouched: 2"},
+                              {"\nend", "\nend\n"}};
+    for (size_t k = 0; k < sizeof edits / sizeof edits[0]; k++) {
+        const char *at = strstr(text, edits[k][0]);
+        cr_assert(at, "%s", edits[k][0]);
+        snprintf(bad, sizeof bad, "%.*s%s%s", (int)(at - text), text, edits[k][1],
+                 at + strlen(edits[k][0]));
+        cr_expect(!report_decode(bad, &back), "accepted:\n%s", bad);
+    }
+    const char *title = strstr(text, "\ntitle: ") + strlen("\ntitle: ");
+    snprintf(bad, sizeof bad, "%.*s%0*d%s", (int)(title - text), text, (int)sizeof r.title, 0,
+             title + strcspn(title, "\n"));
+    cr_expect(!report_decode(bad, &back), "a title of %zu characters", sizeof r.title);
+    for (int cut = 0; cut < len; cut++) {
+        snprintf(bad, sizeof bad, "%.*s", cut, text);
+        cr_expect(!report_decode(bad, &back), "accepted the first %d bytes", cut);
+    }
+    cr_expect_eq(report_encode(&r, bad, 100), len, "a short buffer: the length it needs");
+    cr_expect(!report_decode(bad, &back), "nor what fits in a short buffer");
+}
+
+static bool is_utf8(const char *text)
+{
+    for (const unsigned char *c = (const unsigned char *)text; *c;) {
+        int more = *c < 0x80 ? 0 : *c >= 0xF0 ? 3 : *c >= 0xE0 ? 2 : *c >= 0xC0 ? 1 : -1;
+        if (more < 0)
+            return false;
+        for (c++; more > 0; more--, c++)
+            if ((*c & 0xC0) != 0x80)
+                return false;
+    }
+    return true;
+}
+
+Test(report, cuts_a_long_field_between_characters)
+{
+    /* a kernel's error too long for what, in 3-byte characters: one of
+     * three shifts cuts through a character, unless the cut steps back */
+    static char name[1200];
+    for (int shift = 0; shift < 3; shift++) {
+        struct finding f = {.verdict = KERNEL_FAILED, .error_name = name};
+        memset(f.error, 'e', (size_t)shift);
+        for (size_t i = shift; i + 3 < sizeof f.error; i += 3)
+            memcpy(f.error + i, "\xe2\x82\xac", 3); /* the euro sign */
+        memcpy(name, f.error, sizeof name - 1);
+        struct report r;
+        report_make(&problem, &stages[0], &f, &r);
+        cr_expect(strlen(r.what) > sizeof r.what - 4, "the field is full");
+        cr_expect(is_utf8(r.what), "shift %d: cut through a character", shift);
+        cr_expect(is_utf8(r.way), "shift %d: the way cut through a character", shift);
+        expect_round_trip(&r);
+    }
+}
+
+/* A report as the runner gets it: made, encoded, decoded. */
+static void travelled(struct report *r)
+{
+    static char text[REPORT_CODE_SIZE];
+    make_report(r);
+    report_encode(r, text, sizeof text);
+    cr_assert(report_decode(text, r), "%s", text);
+}
+
+Test(report_way, is_one_for_sizes_that_differ_only_in_numbers, .init = make_equal)
+{
+    struct report a, b;
+    fill_poison(got + 768, (N - 768) * sizeof(float));
+    travelled(&a);
+    make_equal();
+    fill_poison(got + 1, (N - 1) * sizeof(float));
+    travelled(&b);
+    cr_expect_str_neq(a.cause, b.cause);
+    cr_expect_str_eq(a.way, b.way, "one bug: the threads stop short");
+    cr_expect(!a.untouched && !b.untouched);
+}
+
+Test(report_way, is_two_for_two_causes, .init = make_equal)
+{
+    struct report a, b;
+    fill_poison(got + 768, (N - 768) * sizeof(float));
+    travelled(&a);
+    make_equal();
+    got[768] += 1;
+    travelled(&b);
+    cr_expect_str_neq(a.way, b.way, "stopping short is not computing wrong");
+}
+
+Test(report_way, masks_numbers_and_the_plural_after_them)
+{
+    /* a wrong sum of 255 and of 5000 poisoned words: one bug */
+    struct report r[2];
+    int counts[] = {255, 5000};
+    for (int k = 0; k < 2; k++) {
+        int_ref[0] = 9;
+        int_got[0] = (int32_t)(uint32_t)(9 + (int64_t)counts[k] * (int32_t)POISON_WORD);
+        struct finding f = {.verdict = OUTPUT_WRONG, .buffer = &sum};
+        cr_assert(!compare_output(&sum, &f.mismatch));
+        report_make(&problem, &stages[0], &f, &r[k]);
+    }
+    cr_expect_str_neq(r[0].cause, r[1].cause);
+    cr_expect_str_eq(r[0].way, r[1].way);
+    cr_expect(strstr(r[0].way, "off by # time the poison word"), "%s", r[0].way);
+}
+
+/* A lab whose launcher sets the sum to 0 before its kernels add to it. */
+static bool zero_is_untouched(const struct problem *p, const struct stage *s,
+                              const struct buffer *b, const struct mismatch *m)
+{
+    (void)p, (void)s, (void)b;
+    return m->got == 0;
+}
+
+Test(report, is_untouched_when_nothing_was_written_or_the_lab_says_so)
+{
+    struct lab zeroing = fake;
+    zeroing.untouched = zero_is_untouched;
+    struct problem plain = problem, zeroed = problem;
+    zeroed.lab = &zeroing;
+    int32_t sums[] = {(int32_t)POISON_WORD, 0, 7};
+    bool plain_untouched[] = {true, false, false}, zeroed_untouched[] = {true, true, false};
+    for (int k = 0; k < 3; k++) {
+        int_ref[0] = 5;
+        int_got[0] = sums[k];
+        struct finding f = {.verdict = OUTPUT_WRONG, .buffer = &sum};
+        cr_assert(!compare_output(&sum, &f.mismatch));
+        struct report r;
+        report_make(&plain, &stages[0], &f, &r);
+        cr_expect_eq(r.untouched, plain_untouched[k], "sum %d", sums[k]);
+        report_make(&zeroed, &stages[0], &f, &r);
+        cr_expect_eq(r.untouched, zeroed_untouched[k], "sum %d, launcher's 0", sums[k]);
+    }
 }

@@ -236,11 +236,6 @@ static const char *count_hint(const struct problem *p, const struct stage *s,
     static char hint[400];
     long long d = (long long)m->got - (long long)m->expected, t;
     const void *in = problem_buffer(p, "in")->host;
-    if (m->got == 0)
-        return "the count came out 0, where the launcher starts it: either no thread wrote it "
-               "(stages 1, 2 and 4: the last value's thread or the last tile's; stage 3: each "
-               "warp's atomicAdd), or what was written added up none of the kept values. Is "
-               "the stage still a TODO?";
     if (d == -1 && kept(p, in, p->n - 1) && facts(s)->flags_scanned)
         return "the count is one short and the last value is kept: the exclusive scan at the "
                "last value counts the kept values before it, not the value itself";
@@ -340,9 +335,22 @@ static const char *place_hint(const struct problem *p, const struct stage *s,
     return NULL;
 }
 
+/* The launcher sets the count to 0 before the stage adds to it. */
+static bool compact_untouched(const struct problem *p, const struct stage *s,
+                              const struct buffer *b, const struct mismatch *m)
+{
+    (void)p, (void)s;
+    return strcmp(b->name, "count") == 0 && m->got == 0;
+}
+
 static const char *compact_hint(const struct problem *p, const struct stage *s,
                                 const struct buffer *b, const struct mismatch *m)
 {
+    if (compact_untouched(p, s, b, m))
+        return "the count came out 0, where the launcher starts it: either no thread wrote it "
+               "(stages 1, 2 and 4: the last value's thread or the last tile's; stage 3: each "
+               "warp's atomicAdd), or what was written added up none of the kept values. Is "
+               "the stage still a TODO?";
     if (strcmp(b->name, "count") == 0)
         return count_hint(p, s, m);
     static char hint[400];
@@ -374,6 +382,7 @@ const struct lab compact_lab = {
     .hint = compact_hint,
     .facts = compact_facts,
     .facts_size = sizeof compact_facts[0],
+    .untouched = compact_untouched,
     .hang = "only stage 4 waits (for other tiles' status words); the other stages wait for "
             "nothing, so there look for a loop that never ends. In stage 4, a wait that never "
             "ends usually means: the tile number came from blockIdx.x instead of the atomic "

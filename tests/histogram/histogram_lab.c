@@ -78,17 +78,32 @@ static const struct facts histogram_facts[] = {
     {"lib", false, false}, {NULL, false, false},
 };
 
+/* The counts in the bins, together. */
+static unsigned long long counted(const struct problem *p, const struct buffer *b)
+{
+    const unsigned *got = b->got;
+    unsigned long long total = 0;
+    for (unsigned k = 0; k < bins_of(p); k++)
+        total += got[k];
+    return total;
+}
+
+/* The launcher clears the bins before the stage counts into them. */
+static bool histogram_untouched(const struct problem *p, const struct stage *s,
+                                const struct buffer *b, const struct mismatch *m)
+{
+    (void)s;
+    return !m->unwritten && counted(p, b) == 0;
+}
+
 static const char *histogram_hint(const struct problem *p, const struct stage *s,
                                   const struct buffer *b, const struct mismatch *m)
 {
     static char hint[400];
     if (m->unwritten)
         return NULL;
-    const unsigned *got = b->got;
-    unsigned long long total = 0;
-    for (unsigned k = 0; k < bins_of(p); k++)
-        total += got[k];
-    if (total == 0)
+    unsigned long long total = counted(p, b);
+    if (histogram_untouched(p, s, b, m))
         return "no value was counted: is the stage still a TODO, or is its kernel never "
                "launched (a grid of 0 blocks)?";
     if (total < p->n) {
@@ -147,6 +162,8 @@ const struct lab histogram_lab = {
     .hint = histogram_hint,
     .facts = histogram_facts,
     .facts_size = sizeof histogram_facts[0],
+
+    .untouched = histogram_untouched,
 };
 
 const struct lab *const workbook_lab = &histogram_lab;
