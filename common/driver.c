@@ -726,7 +726,7 @@ static void sweep(struct problem *p, const struct stage *s, double copy_gbps)
 
 /* ---- once=1: under compute-sanitizer or Nsight Compute --------------------- */
 
-/* judge=: the line tools/grade.sh reads, tab-separated: RESULT, the stage,
+/* judge=: the line grading/grade.sh reads, tab-separated: RESULT, the stage,
  * the variant (- for none), the size, the block, ok or wrong, and the
  * reason in one line (- when ok): what is wrong and where, the first line
  * of the report's what, since a grade cites what was found, not a guess. */
