@@ -1,7 +1,7 @@
 /* counts.cpp: what a profiler counts about memory, counted by the emulation.
  *
  * Between emu_count_begin() and emu_count_end(), every load and store a
- * kernel makes (memory.cpp passes them on, atomics aside) joins a warp
+ * kernel makes (access.cpp passes them on, atomics aside) joins a warp
  * request: the same instruction executed by the lanes of one warp, the k-th
  * time each lane executes it since the block's last barrier and the warp's
  * last collective (so that lanes that join a loop late, as in a scan's

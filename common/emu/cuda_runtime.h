@@ -6,10 +6,12 @@
  * worker per CPU core. The threads of a block are fibers on their worker,
  * each running until it returns or must wait: at __syncthreads for the whole
  * block, at a warp collective (__shfl_sync, __ballot_sync, __syncwarp...) for
- * the lanes of its mask. emu.cpp holds the scheduler, memory.cpp the memory
- * checks (races, out-of-bounds accesses, spinning threads), faults.cpp what stops a
- * kernel thread that crashes, symbols.cpp the names and lines in reports,
- * runtime.cpp the rest.
+ * the lanes of its mask. emu.cpp holds the scheduler; access.cpp the funnel
+ * every load and store goes through, to the memory checks: device.cpp's
+ * (bounds), history.cpp's (races between blocks, flags, spinning threads)
+ * and shared.cpp's (races on shared memory); counts.cpp what a profiler
+ * counts; faults.cpp what stops a kernel thread that crashes, symbols.cpp
+ * the names and lines in reports, runtime.cpp the rest.
  *
  * Faithful: indexing, bounds, which elements are written, barriers, warp
  * collectives, atomics (blocks really run in parallel), races on shared
@@ -297,7 +299,7 @@ template <typename K> cudaError_t cudaFuncSetAttribute(K kernel, cudaFuncAttribu
 }
 
 /* ---- memory: device allocations come from one reserved range, so an
- *      access just outside one is caught (memory.cpp) -------------------- */
+ *      access just outside one is caught (device.cpp) -------------------- */
 enum cudaMemcpyKind {
     cudaMemcpyHostToHost = 0,
     cudaMemcpyHostToDevice = 1,
@@ -340,7 +342,7 @@ void emu_count_lines(void (*line)(const char *where, const emu_access_counts *co
                      void *arg);
 /* Blocks start in an order this seed scrambles (the harness passes its own). */
 void emu_block_order(unsigned long long seed);
-/* Each 4-byte word of device memory has a history this large (memory.cpp),
+/* Each 4-byte word of device memory has a history this large (history.cpp),
  * which the memory a problem needs under emulation counts. */
 #define EMU_HISTORY_BYTES 40
 cudaError_t cudaMallocHost(void **ptr, size_t bytes);

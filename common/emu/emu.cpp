@@ -11,7 +11,7 @@
  * arrived, else releases the barrier if every thread is at it. If neither is
  * possible, the kernel would hang on a GPU; here it stops, with the threads
  * and the lines they wait at named. A thread that spins on a word of device
- * memory (memory.cpp sees it read the word again and again, unchanged) lets
+ * memory (history.cpp sees it read the word again and again, unchanged) lets
  * the others go on; when every worker's block only spins, and nothing has
  * changed for a second, the blocks wait for ever, as they would on a GPU
  * whose every place is held by a waiting block: the launch stops, naming
@@ -521,6 +521,7 @@ static void run_block_fibers(block_runner &r, uint3 b)
         f.polling = spin();
     }
     r.barrier_sum = 0;
+    r.stalled_since = 0;
     start_block_memory(r);
     for (;;) {
         for (unsigned t = 0; t < n && !aborted; t++) {

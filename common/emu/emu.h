@@ -21,9 +21,10 @@ const unsigned MAX_THREADS = 1024;
 const unsigned WARPS = MAX_THREADS / 32;
 /* Shared memory per block: the H100's opt-in maximum, for the dynamic part,
  * and room for the static __shared__ variables of every kernel, each with
- * words no variable owns around it (memory.cpp). */
+ * words no variable owns around it (shared.cpp). */
 const size_t SHARED_DYNAMIC = 227 * 1024;
 const size_t SHARED_STATIC = 2048 * 1024;
+const size_t SHARED = SHARED_STATIC + SHARED_DYNAMIC;
 const size_t STACK_BYTES = 256 * 1024; /* each kernel thread's */
 /* Below each stack, never mapped: addresses only, so large enough that a
  * big local array in a function the compiler did not instrument (no check
@@ -86,7 +87,7 @@ struct fiber {
     uint3 index;
     const void *barrier_pc; /* the __syncthreads() it waits at */
     place context;          /* where it stopped; switches need no system call */
-    calls in;               /* to name the kernel (memory.cpp records them) */
+    calls in;               /* to name the kernel (access.cpp records them) */
     warp_call call;
     spin polling;
     ucontext_t start; /* used once, to enter the fiber's stack */
@@ -133,8 +134,8 @@ struct acquisition {
     const void *pc;
 };
 
-struct word_history; /* memory.cpp's record of a word of device memory */
-struct allocation;
+struct word_history; /* history.cpp's record of a word of device memory */
+struct allocation;   /* device.cpp's of a cudaMalloc */
 
 /* One per worker: the block it is running, its fibers and its memory. */
 struct block_runner {
@@ -196,27 +197,39 @@ std::string source_line(const void *pc); /* "labs/reduce/reduce.cu:42", or "" */
 std::string at_line(const void *pc);     /* " (labs/reduce/reduce.cu:42)", or "" */
 std::string kernel_name(const calls &in, const void *pc, const char *fallback);
 
-/* memory.cpp */
-void prepare_shared(block_runner &r);
-/* A launch of `blocks` blocks starts and ends: the history of device memory
- * is kept per launch. */
-void start_launch(unsigned long long blocks);
-void start_block_memory(block_runner &r);
-void end_block_memory(block_runner &r);
-void note_fence(block_runner &r);
-void next_phase(block_runner &r);
+/* The memory checks: access.cpp, the funnel every load and store goes
+ * through; device.cpp, device memory and its bounds; history.cpp, device
+ * memory between blocks; shared.cpp, shared memory and its race detector.
+ * memory.h holds what they share among themselves; the rest call these. */
+void start_block_memory(block_runner &r); /* access.cpp */
 void note_atomic(void *p, size_t size, const void *pc);
+
+/* device.cpp */
 void *device_alloc(size_t bytes);
 bool device_free(void *p);
-bool is_device(const void *p);
+extern char *arena; /* the range of addresses device memory comes from */
+extern size_t arena_bytes;
+inline bool is_device(const void *p) { return (size_t)((const char *)p - arena) < arena_bytes; }
 /* "reads in[1025] (reduce.cu:95), past the end of 'in' (1025 elements): ..." */
 std::string device_access(const char *p, size_t size, const char *verb, const void *pc);
-std::string race_report(const block_runner &r);
 std::string device_name(const char *p); /* "status[8]" */
-/* " (last written by block (6, 0, 0), scan.cu:40)", or that no block wrote it */
+void end_block_memory(block_runner &r);
+
+/* history.cpp */
+/* A launch of `blocks` blocks starts: the history of device memory is kept
+ * per launch. */
+void start_launch(unsigned long long blocks);
+void note_fence(block_runner &r);
+/* ", last written by block (6, 0, 0) (scan.cu:40)", or that no block has
+ * written it in this launch, or "" when its history is not kept */
 std::string last_writer(const block_runner &r, const char *p);
 
-/* counts.cpp: while `counting`, memory.cpp gives it each load and store
+/* shared.cpp */
+void prepare_shared(block_runner &r); /* a worker's, once */
+void next_phase(block_runner &r);     /* past a barrier: no access before it races with one after */
+std::string race_report(const block_runner &r);
+
+/* counts.cpp: while `counting`, access.cpp gives it each load and store
  * (`at` a device address, or an offset in shared memory; `kind` one of
  * EMU_GLOBAL_LOAD ... EMU_SHARED_STORE), and each block's end. */
 extern bool counting;
