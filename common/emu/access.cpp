@@ -6,9 +6,9 @@
  * atomics come here too). Outside a kernel they return at once. Inside one,
  * access() hands each to the checks of the memory it touches: shared memory
  * to the race detector (shared.cpp), device memory to the bounds check
- * (device.cpp) and its history between blocks (history.cpp). One inline
- * function for every access keeps the common case fast and the checks in
- * one order. */
+ * (device.cpp) and its history between blocks (history.cpp); then tells
+ * the observers (observers.cpp), if any. One inline function for every
+ * access keeps the common case fast and the checks in one order. */
 #include "memory.h"
 
 namespace emu {
@@ -33,11 +33,9 @@ static inline void access(void *addr, size_t size, bool write, access_kind kind,
         note_device(*r, p, size, write, kind, pc);
         device = true;
     }
-    if (__builtin_expect(counting, false) && kind != ATOMIC && (device || in_shared < SHARED))
-        count_access(*r, device ? (unsigned long long)(size_t)p : in_shared, size,
-                     device ? (write ? EMU_GLOBAL_STORE : EMU_GLOBAL_LOAD)
-                            : (write ? EMU_SHARED_STORE : EMU_SHARED_LOAD),
-                     pc);
+    if (__builtin_expect(observers != 0, false) && (device || in_shared < SHARED))
+        tell_access(*r, {device ? (unsigned long long)(size_t)p : in_shared, size, write, !device,
+                         kind, pc});
     if (__builtin_expect(r->raced.found, false))
         after_race(*r);
 }

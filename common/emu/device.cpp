@@ -175,12 +175,7 @@ void start_block_device(block_runner &r)
     r.seen_writes = 0;
 }
 
-void end_block_memory(block_runner &r)
-{
-    count_writes(r);
-    if (counting)
-        count_block_end();
-}
+void end_block_memory(block_runner &r) { count_writes(r); }
 
 } // namespace emu
 

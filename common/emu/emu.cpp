@@ -393,13 +393,15 @@ static bool deliver_results(block_runner &r, unsigned w, unsigned lanes, unsigne
     return true;
 }
 
-/* The lanes go on; the race detector sees the warp one step further. */
+/* The lanes go on; the race detector sees the warp one step further, and
+ * the observers hear of it. */
 static void release_lanes(block_runner &r, unsigned w, unsigned lanes, unsigned present)
 {
     for (unsigned l = 0; l < lanes; l++)
         if (present >> l & 1)
             r.fibers[w * 32 + l].now = READY;
     r.warp_step[w]++;
+    tell_collective(r, w, present);
 }
 
 /* Complete the collective the waiting lanes of warp w are in, if every lane
@@ -500,6 +502,7 @@ static void run_block(block_runner &r, uint3 b)
     running++;
     run_block_fibers(r, b);
     end_block_memory(r);
+    tell_block_end(r);
     note_progress(r);
     running--;
     if (aborted)
@@ -564,6 +567,7 @@ static void run_block_fibers(block_runner &r, uint3 b)
         r.barrier_result = r.barrier_sum;
         r.barrier_sum = 0;
         next_phase(r);
+        tell_barrier(r);
     }
 }
 

@@ -229,12 +229,33 @@ void prepare_shared(block_runner &r); /* a worker's, once */
 void next_phase(block_runner &r);     /* past a barrier: no access before it races with one after */
 std::string race_report(const block_runner &r);
 
-/* counts.cpp: while `counting`, access.cpp gives it each load and store
- * (`at` a device address, or an offset in shared memory; `kind` one of
- * EMU_GLOBAL_LOAD ... EMU_SHARED_STORE), and each block's end. */
-extern bool counting;
-void count_access(const block_runner &r, unsigned long long at, size_t size, int kind, const void *pc);
-void count_block_end();
+/* observers.cpp: what watches kernels beside the memory checks (counts.cpp,
+ * and checks to come) registers an observer, between launches. Its calls,
+ * any of them null, run on the worker that runs the block, in the fiber of
+ * the thread that accessed memory, or in the scheduler's; so what one keeps
+ * of a block can be thread_local. */
+struct access_event {
+    unsigned long long at; /* a device address, or an offset in shared memory */
+    size_t size;
+    bool write, shared; /* a store; to shared memory, else to device memory */
+    access_kind kind;
+    const void *pc;
+};
+struct observer {
+    /* a load or store that passed the checks, by thread r.current */
+    void (*on_access)(const block_runner &r, const access_event &a);
+    /* `lanes` (a bit each) of warp `warp` leave a collective: r.fibers[].call */
+    void (*on_collective)(const block_runner &r, unsigned warp, unsigned lanes);
+    void (*on_barrier)(const block_runner &r);   /* the block's threads leave a barrier */
+    void (*on_block_end)(const block_runner &r); /* its threads returned, or the launch failed */
+};
+void observe(const observer &o); /* a second time changes nothing */
+void unobserve(const observer &o);
+extern unsigned observers; /* how many: while none, the funnel pays one test of it */
+void tell_access(const block_runner &r, const access_event &a); /* only when observers */
+void tell_collective(const block_runner &r, unsigned warp, unsigned lanes);
+void tell_barrier(const block_runner &r);
+void tell_block_end(const block_runner &r);
 
 /* faults.cpp */
 bool reserve_stacks(block_runner &r);
