@@ -10,15 +10,17 @@
  * every load and store goes through, to the memory checks: device.cpp's
  * (bounds), history.cpp's (races between blocks, flags, spinning threads)
  * and shared.cpp's (races on shared memory); counts.cpp what a profiler
- * counts; faults.cpp what stops a kernel thread that crashes, symbols.cpp
- * the names and lines in reports, runtime.cpp the rest.
+ * counts, told of each access by observers.cpp; faults.cpp what stops a
+ * kernel thread that crashes, symbols.cpp the names and lines in reports,
+ * runtime.cpp the rest.
  *
  * Faithful: indexing, bounds, which elements are written, barriers, warp
  * collectives, atomics (blocks really run in parallel), races on shared
  * memory and between blocks on device memory, flags stored without a fence,
- * blocks that wait for blocks that have not started. Not shown: speed,
- * coalescing, bank conflicts, occupancy, and the rest of the GPU's weaker
- * memory model. Times measured here are CPU times. */
+ * blocks that wait for blocks that have not started. Counted as a profiler
+ * counts them, but costing nothing here: coalescing and bank conflicts.
+ * Not shown: speed, occupancy, and the rest of the GPU's weaker memory
+ * model. Times measured here are CPU times. */
 #ifndef EMU_CUDA_RUNTIME_H
 #define EMU_CUDA_RUNTIME_H
 

@@ -158,7 +158,7 @@ struct block_runner {
     std::vector<emu_shared_site *> touched; /* static variables poisoned in this block */
     word_record *records;                   /* one per word of shared */
     unsigned long long phase;               /* unique per block and barrier interval */
-    unsigned warp_step[WARPS];              /* warp synchronisations so far, per warp */
+    unsigned warp_step[WARPS];              /* warp synchronisations in the phase, per warp */
     race raced;
     const char *seen_lo, *seen_hi; /* device memory a kernel may touch, last seen */
     /* the array last seen: its allocation, the history of its words, and
@@ -213,7 +213,7 @@ inline bool is_device(const void *p) { return (size_t)((const char *)p - arena) 
 /* "reads in[1025] (reduce.cu:95), past the end of 'in' (1025 elements): ..." */
 std::string device_access(const char *p, size_t size, const char *verb, const void *pc);
 std::string device_name(const char *p); /* "status[8]" */
-void end_block_memory(block_runner &r);
+void end_block_memory(block_runner &r); /* the block's stores join its arrays' counts */
 
 /* history.cpp */
 /* A launch of `blocks` blocks starts: the history of device memory is kept
@@ -230,10 +230,10 @@ void next_phase(block_runner &r);     /* past a barrier: no access before it rac
 std::string race_report(const block_runner &r);
 
 /* observers.cpp: what watches kernels beside the memory checks (counts.cpp,
- * and checks to come) registers an observer, between launches. Its calls,
- * any of them null, run on the worker that runs the block, in the fiber of
- * the thread that accessed memory, or in the scheduler's; so what one keeps
- * of a block can be thread_local. */
+ * and checks to come) registers an observer, between launches. Any of its
+ * calls may be null. They run on the worker that runs the block (on_access
+ * in the fiber of the thread that made it, the others between fibers), so
+ * what one keeps of a block can be thread_local. */
 struct access_event {
     unsigned long long at; /* a device address, or an offset in shared memory */
     size_t size;
