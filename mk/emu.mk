@@ -11,7 +11,7 @@ ifeq ($(EMU),1)
   # $(BUILD)/cuh, which is searched before their own folders.
   EMUFLAGS  = -std=c++17 -O2 -g -Wall -Wno-unknown-pragmas -DWORKBOOK_EMU -Icommon/emu \
               -I$(BUILD)/cuh -pthread
-  # Kernels get a call before each load and store (common/emu answers
+  # Kernels get a call before each load and store (common/emu/access.cpp answers
   # them): the checks for races and out-of-bounds accesses.
   EMU_CHECKS = -fsanitize=thread --param tsan-distinguish-volatile=1 -fstack-clash-protection
   LDLIBS    = -pthread -lm

@@ -1,11 +1,12 @@
 /* counts.cpp: what a profiler counts about memory, counted by the emulation.
  *
- * Between emu_count_begin() and emu_count_end(), every load and store a
- * kernel makes (memory.cpp passes them on, atomics aside) joins a warp
- * request: the same instruction executed by the lanes of one warp, the k-th
- * time each lane executes it since the block's last barrier and the warp's
- * last collective (so that lanes that join a loop late, as in a scan's
- * down-sweep, meet the lanes of their own step). When its block ends, each request is counted:
+ * Between emu_count_begin() and emu_count_end(), this file observes the
+ * kernels (observers.cpp): every load and store they make, atomics aside,
+ * joins a warp request: the same instruction executed by the lanes of one
+ * warp, the k-th time each lane executes it since the block's last barrier
+ * and the warp's last collective (so that lanes that join a loop late, as in
+ * a scan's down-sweep, meet the lanes of their own step). When its block
+ * ends, each request is counted:
  * - in device memory, the distinct 32-byte sectors it touches, against the
  *   fewest that could hold the bytes it asks for;
  * - in shared memory, its wavefronts: the most distinct 4-byte words that
@@ -27,8 +28,6 @@
 #include <vector>
 
 namespace emu {
-
-bool counting;
 
 namespace {
 
@@ -64,10 +63,14 @@ struct request {
     std::vector<span> spans;
 };
 
-/* The requests of the block this host thread runs, until it ends. */
+/* The requests of the block this host thread runs, until it ends, and the
+ * synchronisations that part its spans: the block's barriers so far, each
+ * warp's collectives since the last. */
 struct block_requests {
     std::unordered_map<request_key, request, key_hash> open;
     std::unordered_map<unsigned long long, executions> times; /* by (pc, thread) */
+    unsigned long long barriers;
+    unsigned collectives[WARPS];
 };
 thread_local block_requests block;
 
@@ -118,23 +121,33 @@ void count_request(request &q, instruction_counts &c)
     }
 }
 
-} // namespace
-
-void count_access(const block_runner &r, unsigned long long at, size_t size, int kind, const void *pc)
+void on_access(const block_runner &r, const access_event &a)
 {
+    if (a.kind == ATOMIC)
+        return;
     unsigned t = r.current;
-    unsigned long long since = r.phase * 0x100000001b3ull + r.warp_step[t / 32];
-    executions &e = block.times[((unsigned long long)(size_t)pc << 10) | t];
+    unsigned long long since = block.barriers * 0x100000001b3ull + block.collectives[t / 32];
+    executions &e = block.times[((unsigned long long)(size_t)a.pc << 10) | t];
     if (e.span != since)
         e = executions{since, 0};
-    request &q = block.open[request_key{pc, t / 32, e.times++, since}];
+    request &q = block.open[request_key{a.pc, t / 32, e.times++, since}];
     q.lanes |= 1u << (t % 32);
-    q.kind = kind;
-    q.spans.push_back(span{at, (unsigned)size});
+    q.kind = a.shared ? (a.write ? EMU_SHARED_STORE : EMU_SHARED_LOAD)
+                      : (a.write ? EMU_GLOBAL_STORE : EMU_GLOBAL_LOAD);
+    q.spans.push_back(span{a.at, (unsigned)a.size});
 }
 
-void count_block_end()
+void on_collective(const block_runner &, unsigned warp, unsigned) { block.collectives[warp]++; }
+
+void on_barrier(const block_runner &)
 {
+    block.barriers++;
+    std::fill(block.collectives, block.collectives + WARPS, 0u);
+}
+
+void on_block_end(const block_runner &r)
+{
+    on_barrier(r); /* the next block's spans are new ones, as after a barrier */
     if (block.open.empty())
         return;
     std::map<const void *, instruction_counts> mine;
@@ -156,6 +169,10 @@ void count_block_end()
     }
 }
 
+const observer counter = {on_access, on_collective, on_barrier, on_block_end};
+
+} // namespace
+
 } // namespace emu
 
 using namespace emu;
@@ -164,13 +181,13 @@ void emu_count_begin()
 {
     std::lock_guard<std::mutex> hold(totals_lock);
     totals.clear();
-    counting = true;
+    observe(counter);
 }
 
 void emu_count_end(emu_access_counts *all)
 {
     std::lock_guard<std::mutex> hold(totals_lock);
-    counting = false;
+    unobserve(counter);
     *all = emu_access_counts{};
     for (const auto &entry : totals) {
         const instruction_counts &c = entry.second;

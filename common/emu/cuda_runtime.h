@@ -6,17 +6,21 @@
  * worker per CPU core. The threads of a block are fibers on their worker,
  * each running until it returns or must wait: at __syncthreads for the whole
  * block, at a warp collective (__shfl_sync, __ballot_sync, __syncwarp...) for
- * the lanes of its mask. emu.cpp holds the scheduler, memory.cpp the memory
- * checks (races, out-of-bounds accesses, spinning threads), faults.cpp what stops a
+ * the lanes of its mask. emu.cpp holds the scheduler; access.cpp the funnel
+ * every load and store goes through, to the memory checks: device.cpp's
+ * (bounds), history.cpp's (races between blocks, flags, spinning threads)
+ * and shared.cpp's (races on shared memory); counts.cpp what a profiler
+ * counts, told of each access by observers.cpp; faults.cpp what stops a
  * kernel thread that crashes, symbols.cpp the names and lines in reports,
  * runtime.cpp the rest.
  *
  * Faithful: indexing, bounds, which elements are written, barriers, warp
  * collectives, atomics (blocks really run in parallel), races on shared
  * memory and between blocks on device memory, flags stored without a fence,
- * blocks that wait for blocks that have not started. Not shown: speed,
- * coalescing, bank conflicts, occupancy, and the rest of the GPU's weaker
- * memory model. Times measured here are CPU times. */
+ * blocks that wait for blocks that have not started. Counted as a profiler
+ * counts them, but costing nothing here: coalescing and bank conflicts.
+ * Not shown: speed, occupancy, and the rest of the GPU's weaker memory
+ * model. Times measured here are CPU times. */
 #ifndef EMU_CUDA_RUNTIME_H
 #define EMU_CUDA_RUNTIME_H
 
@@ -297,7 +301,7 @@ template <typename K> cudaError_t cudaFuncSetAttribute(K kernel, cudaFuncAttribu
 }
 
 /* ---- memory: device allocations come from one reserved range, so an
- *      access just outside one is caught (memory.cpp) -------------------- */
+ *      access just outside one is caught (device.cpp) -------------------- */
 enum cudaMemcpyKind {
     cudaMemcpyHostToHost = 0,
     cudaMemcpyHostToDevice = 1,
@@ -340,7 +344,7 @@ void emu_count_lines(void (*line)(const char *where, const emu_access_counts *co
                      void *arg);
 /* Blocks start in an order this seed scrambles (the harness passes its own). */
 void emu_block_order(unsigned long long seed);
-/* Each 4-byte word of device memory has a history this large (memory.cpp),
+/* Each 4-byte word of device memory has a history this large (history.cpp),
  * which the memory a problem needs under emulation counts. */
 #define EMU_HISTORY_BYTES 40
 cudaError_t cudaMallocHost(void **ptr, size_t bytes);

@@ -11,7 +11,7 @@
  * arrived, else releases the barrier if every thread is at it. If neither is
  * possible, the kernel would hang on a GPU; here it stops, with the threads
  * and the lines they wait at named. A thread that spins on a word of device
- * memory (memory.cpp sees it read the word again and again, unchanged) lets
+ * memory (history.cpp sees it read the word again and again, unchanged) lets
  * the others go on; when every worker's block only spins, and nothing has
  * changed for a second, the blocks wait for ever, as they would on a GPU
  * whose every place is held by a waiting block: the launch stops, naming
@@ -393,13 +393,15 @@ static bool deliver_results(block_runner &r, unsigned w, unsigned lanes, unsigne
     return true;
 }
 
-/* The lanes go on; the race detector sees the warp one step further. */
+/* The lanes go on; the race detector sees the warp one step further, and
+ * the observers hear of it. */
 static void release_lanes(block_runner &r, unsigned w, unsigned lanes, unsigned present)
 {
     for (unsigned l = 0; l < lanes; l++)
         if (present >> l & 1)
             r.fibers[w * 32 + l].now = READY;
     r.warp_step[w]++;
+    tell_collective(r, w, present);
 }
 
 /* Complete the collective the waiting lanes of warp w are in, if every lane
@@ -500,6 +502,7 @@ static void run_block(block_runner &r, uint3 b)
     running++;
     run_block_fibers(r, b);
     end_block_memory(r);
+    tell_block_end(r);
     note_progress(r);
     running--;
     if (aborted)
@@ -521,6 +524,7 @@ static void run_block_fibers(block_runner &r, uint3 b)
         f.polling = spin();
     }
     r.barrier_sum = 0;
+    r.stalled_since = 0;
     start_block_memory(r);
     for (;;) {
         for (unsigned t = 0; t < n && !aborted; t++) {
@@ -563,6 +567,7 @@ static void run_block_fibers(block_runner &r, uint3 b)
         r.barrier_result = r.barrier_sum;
         r.barrier_sum = 0;
         next_phase(r);
+        tell_barrier(r);
     }
 }
 

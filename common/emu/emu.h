@@ -21,9 +21,10 @@ const unsigned MAX_THREADS = 1024;
 const unsigned WARPS = MAX_THREADS / 32;
 /* Shared memory per block: the H100's opt-in maximum, for the dynamic part,
  * and room for the static __shared__ variables of every kernel, each with
- * words no variable owns around it (memory.cpp). */
+ * words no variable owns around it (shared.cpp). */
 const size_t SHARED_DYNAMIC = 227 * 1024;
 const size_t SHARED_STATIC = 2048 * 1024;
+const size_t SHARED = SHARED_STATIC + SHARED_DYNAMIC;
 const size_t STACK_BYTES = 256 * 1024; /* each kernel thread's */
 /* Below each stack, never mapped: addresses only, so large enough that a
  * big local array in a function the compiler did not instrument (no check
@@ -86,7 +87,7 @@ struct fiber {
     uint3 index;
     const void *barrier_pc; /* the __syncthreads() it waits at */
     place context;          /* where it stopped; switches need no system call */
-    calls in;               /* to name the kernel (memory.cpp records them) */
+    calls in;               /* to name the kernel (access.cpp records them) */
     warp_call call;
     spin polling;
     ucontext_t start; /* used once, to enter the fiber's stack */
@@ -133,8 +134,8 @@ struct acquisition {
     const void *pc;
 };
 
-struct word_history; /* memory.cpp's record of a word of device memory */
-struct allocation;
+struct word_history; /* history.cpp's record of a word of device memory */
+struct allocation;   /* device.cpp's of a cudaMalloc */
 
 /* One per worker: the block it is running, its fibers and its memory. */
 struct block_runner {
@@ -157,7 +158,7 @@ struct block_runner {
     std::vector<emu_shared_site *> touched; /* static variables poisoned in this block */
     word_record *records;                   /* one per word of shared */
     unsigned long long phase;               /* unique per block and barrier interval */
-    unsigned warp_step[WARPS];              /* warp synchronisations so far, per warp */
+    unsigned warp_step[WARPS];              /* warp synchronisations in the phase, per warp */
     race raced;
     const char *seen_lo, *seen_hi; /* device memory a kernel may touch, last seen */
     /* the array last seen: its allocation, the history of its words, and
@@ -196,32 +197,65 @@ std::string source_line(const void *pc); /* "labs/reduce/reduce.cu:42", or "" */
 std::string at_line(const void *pc);     /* " (labs/reduce/reduce.cu:42)", or "" */
 std::string kernel_name(const calls &in, const void *pc, const char *fallback);
 
-/* memory.cpp */
-void prepare_shared(block_runner &r);
-/* A launch of `blocks` blocks starts and ends: the history of device memory
- * is kept per launch. */
-void start_launch(unsigned long long blocks);
-void start_block_memory(block_runner &r);
-void end_block_memory(block_runner &r);
-void note_fence(block_runner &r);
-void next_phase(block_runner &r);
+/* The memory checks: access.cpp, the funnel every load and store goes
+ * through; device.cpp, device memory and its bounds; history.cpp, device
+ * memory between blocks; shared.cpp, shared memory and its race detector.
+ * memory.h holds what they share among themselves; the rest call these. */
+void start_block_memory(block_runner &r); /* access.cpp */
 void note_atomic(void *p, size_t size, const void *pc);
+
+/* device.cpp */
 void *device_alloc(size_t bytes);
 bool device_free(void *p);
-bool is_device(const void *p);
+extern char *arena; /* the range of addresses device memory comes from */
+extern size_t arena_bytes;
+inline bool is_device(const void *p) { return (size_t)((const char *)p - arena) < arena_bytes; }
 /* "reads in[1025] (reduce.cu:95), past the end of 'in' (1025 elements): ..." */
 std::string device_access(const char *p, size_t size, const char *verb, const void *pc);
-std::string race_report(const block_runner &r);
 std::string device_name(const char *p); /* "status[8]" */
-/* " (last written by block (6, 0, 0), scan.cu:40)", or that no block wrote it */
+void end_block_memory(block_runner &r); /* the block's stores join its arrays' counts */
+
+/* history.cpp */
+/* A launch of `blocks` blocks starts: the history of device memory is kept
+ * per launch. */
+void start_launch(unsigned long long blocks);
+void note_fence(block_runner &r);
+/* ", last written by block (6, 0, 0) (scan.cu:40)", or that no block has
+ * written it in this launch, or "" when its history is not kept */
 std::string last_writer(const block_runner &r, const char *p);
 
-/* counts.cpp: while `counting`, memory.cpp gives it each load and store
- * (`at` a device address, or an offset in shared memory; `kind` one of
- * EMU_GLOBAL_LOAD ... EMU_SHARED_STORE), and each block's end. */
-extern bool counting;
-void count_access(const block_runner &r, unsigned long long at, size_t size, int kind, const void *pc);
-void count_block_end();
+/* shared.cpp */
+void prepare_shared(block_runner &r); /* a worker's, once */
+void next_phase(block_runner &r);     /* past a barrier: no access before it races with one after */
+std::string race_report(const block_runner &r);
+
+/* observers.cpp: what watches kernels beside the memory checks (counts.cpp,
+ * and checks to come) registers an observer, between launches. Any of its
+ * calls may be null. They run on the worker that runs the block (on_access
+ * in the fiber of the thread that made it, the others between fibers), so
+ * what one keeps of a block can be thread_local. */
+struct access_event {
+    unsigned long long at; /* a device address, or an offset in shared memory */
+    size_t size;
+    bool write, shared; /* a store; to shared memory, else to device memory */
+    access_kind kind;
+    const void *pc;
+};
+struct observer {
+    /* a load or store that passed the checks, by thread r.current */
+    void (*on_access)(const block_runner &r, const access_event &a);
+    /* `lanes` (a bit each) of warp `warp` leave a collective: r.fibers[].call */
+    void (*on_collective)(const block_runner &r, unsigned warp, unsigned lanes);
+    void (*on_barrier)(const block_runner &r);   /* the block's threads leave a barrier */
+    void (*on_block_end)(const block_runner &r); /* its threads returned, or the launch failed */
+};
+void observe(const observer &o); /* a second time changes nothing */
+void unobserve(const observer &o);
+extern unsigned observers; /* how many: while none, the funnel pays one test of it */
+void tell_access(const block_runner &r, const access_event &a); /* only when observers */
+void tell_collective(const block_runner &r, unsigned warp, unsigned lanes);
+void tell_barrier(const block_runner &r);
+void tell_block_end(const block_runner &r);
 
 /* faults.cpp */
 bool reserve_stacks(block_runner &r);

@@ -4,7 +4,7 @@
  *
  *  - Each fiber's stack sits above a guard zone that nothing may touch, so
  *    a stack overflow faults instead of corrupting the next fiber's stack.
- *    (memory.cpp checks the stack's depth at each instrumented function's
+ *    (access.cpp checks the stack's depth at each instrumented function's
  *    entry too: one large local array can jump past a guard.)
  *  - A handler for SIGSEGV, SIGBUS and SIGFPE, on a signal stack of each
  *    worker's own, notes what happened and leaves the fiber for the

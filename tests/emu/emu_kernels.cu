@@ -988,6 +988,21 @@ const char *emu_count_global_stride(struct access_counts *c, int stride)
     return error;
 }
 
+const char *emu_count_then_not(struct access_counts *counted, struct access_counts *after)
+{
+    int *in = to_device(NULL, 32), *out = to_device(NULL, 32);
+    access_counts_begin();
+    global_stride_kernel<<<1, 32>>>(out, in, 1);
+    const char *error = finish();
+    access_counts_end(counted);
+    global_stride_kernel<<<1, 32>>>(out, in, 1);
+    const char *later = finish();
+    access_counts_end(after);
+    CUDA_CHECK(cudaFree(in));
+    CUDA_CHECK(cudaFree(out));
+    return error ? error : later;
+}
+
 __global__ void broadcast_kernel(int *out, const int *in)
 {
     __shared__ int word;

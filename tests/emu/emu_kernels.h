@@ -64,6 +64,9 @@ struct access_counts;
 const char *emu_count_shared_stride(struct access_counts *c, int stride);
 const char *emu_count_global_stride(struct access_counts *c, int stride);
 const char *emu_count_broadcast(struct access_counts *c);
+/* one launch counted, then one after the count ended: `after` is the
+ * totals asked for again */
+const char *emu_count_then_not(struct access_counts *counted, struct access_counts *after);
 const char *emu_cub_device(int *sum, int *scan, int *histogram, const int *in, int n);
 const char *emu_cub_block_scan(int *out, const int *in, int blocks);
 /* blocks start in an order this seed scrambles */

@@ -818,3 +818,14 @@ Test(emu, counts_a_broadcast_as_one_word_and_the_lanes_taking_part, TIMEOUT)
     cr_expect_eq(c.requests[SHARED_STORE], 1, "the one store by lane 0: %g", c.requests[SHARED_STORE]);
     cr_expect_eq(c.lanes[SHARED_STORE], 1, "%g lanes", c.lanes[SHARED_STORE]);
 }
+
+/* Counting stops at its end: a later launch adds nothing to the totals. */
+Test(emu, counts_only_the_launches_it_is_asked_to, TIMEOUT)
+{
+    struct access_counts counted, after;
+    expect_success(emu_count_then_not(&counted, &after));
+    cr_expect_eq(counted.requests[GLOBAL_LOAD], 1, "%g requests", counted.requests[GLOBAL_LOAD]);
+    for (int kind = GLOBAL_LOAD; kind <= SHARED_STORE; kind++)
+        cr_expect_eq(after.requests[kind], counted.requests[kind], "kind %d: %g requests, then %g",
+                     kind, counted.requests[kind], after.requests[kind]);
+}

@@ -1,0 +1,251 @@
+/* history.cpp: device memory between the blocks of a launch.
+ *
+ * Each 4-byte word of device memory has a history in the current launch:
+ * the block that last wrote it, how (plain, volatile, atomic) and where, and
+ * a block that read it. Blocks run in no order a kernel may count on, so one
+ * block reading or writing a word that another wrote (or read) races,
+ * unless both accesses signal (volatile or atomic: flags, tickets) or the
+ * reader learnt of the write through a flag the writer stored after a
+ * __threadfence(). A flag stored without that fence is reported when a
+ * block reads the value it announced. Either stops the kernel at once.
+ *
+ * A thread that reads one word through a volatile pointer (or an atomic)
+ * again and again, unchanged, spins: it lets the other threads of its block
+ * go on, and emu.cpp watches for blocks that can never move. */
+#include "memory.h"
+
+#include <algorithm>
+#include <atomic>
+
+namespace emu {
+
+/* The history of one 4-byte word of device memory. `write` packs the
+ * launch's stamp (high 32 bits), the kind of store (2 bits), the thread
+ * (10 bits) and the block (20 bits); `read` the stamp, whether every read
+ * was a signal's (volatile or atomic), whether several blocks read it, and
+ * the block that read it first. One 64-bit store each, so workers that
+ * update a word at once cannot mix two blocks' fields. */
+struct word_history {
+    unsigned long long write, read;
+    const void *write_pc, *read_pc;
+    /* the writer block's __threadfence() calls before the store, and its
+     * stores to device memory with this one */
+    unsigned write_fences, write_stores;
+};
+static_assert(sizeof(word_history) == EMU_HISTORY_BYTES, "cuda_runtime.h tells the harness its size");
+const unsigned long long BLOCK_BITS = (1ull << 20) - 1, STAMP_BITS = ~0ull << 32;
+const unsigned THREAD_SHIFT = 20, KIND_SHIFT = 30;
+const unsigned long long SIGNALS = 1ull << 31, SEVERAL = 1ull << 30;
+
+static unsigned launch_stamp; /* this launch's; older stamps in a history are past launches' */
+static bool keeping_history;  /* off for a grid too large to name its blocks in 20 bits */
+
+/* What each block of the launch last stored with a volatile or atomic store
+ * (a flag, a ticket): its __threadfence() calls by then, and where. */
+struct release {
+    std::atomic<unsigned> fences;
+    std::atomic<const void *> pc;
+};
+static release *releases;
+static unsigned long long releases_room;
+
+void start_launch(unsigned long long blocks)
+{
+    launch_stamp++;
+    keeping_history = blocks <= BLOCK_BITS;
+    if (!keeping_history)
+        return;
+    if (blocks > releases_room) {
+        delete[] releases;
+        releases_room = std::max(blocks, 2 * releases_room);
+        releases = new release[releases_room];
+    }
+    for (unsigned long long b = 0; b < blocks; b++) {
+        releases[b].fences.store(0, std::memory_order_relaxed);
+        releases[b].pc.store(nullptr, std::memory_order_relaxed);
+    }
+}
+
+void note_fence(block_runner &r) { r.fences++; }
+
+/* A new block has stored nothing and learnt nothing from other blocks. */
+void start_block_history(block_runner &r)
+{
+    r.fences = 0;
+    r.stores = 0;
+    r.synchronised = false;
+    r.acquired.clear();
+}
+
+/* "out[12]", the element of the array last seen at p */
+static std::string element_name(const block_runner &r, const char *p)
+{
+    return target(*r.seen, p, r.seen->name.empty() ? 4 : r.seen->element);
+}
+
+static const char *const FIX =
+    " Blocks run in no order a kernel can count on, at once or one after another, so the "
+    "result depends on timing. Where blocks combine values into one word, make every update "
+    "of it an atomic (atomicAdd, atomicMax...); otherwise give each word one writer, or use "
+    "what one block wrote only in a later kernel launch";
+
+/* A word that another block wrote plainly in this launch: this access
+ * needs to have learnt of that store through a flag (or an atomic) that the
+ * writer stored after a __threadfence(). Reports and stops if it has not. */
+static void check_order(block_runner &r, const word_history &h, const char *p, bool write,
+                        access_kind kind, const void *pc)
+{
+    unsigned long long writer = h.write & BLOCK_BITS;
+    auto learnt = r.acquired.find(writer);
+    if (learnt != r.acquired.end() && learnt->second.stores > h.write_stores) {
+        if (learnt->second.fences > h.write_fences)
+            return;
+        if (!write)
+            stop_kernel(where(r.current, pc) + " reads " + element_name(r, p) + at_line(pc) +
+                               ", which " + block_name(r.config.grid, writer) + " wrote" + at_line(h.write_pc) +
+                               " and then announced with the store" + at_line(learnt->second.pc) +
+                               ", with no __threadfence() between the two stores. A GPU may let "
+                               "other blocks see the flag before the value, so this block can "
+                               "see the flag and still read the old value: put __threadfence() "
+                               "between the value's store and the flag's");
+    }
+    if (r.synchronised && releases[writer].fences.load(std::memory_order_relaxed) > h.write_fences)
+        return; /* fenced, then signalled: this block may have learnt of it through a chain */
+    if (!write && kind != PLAIN)
+        return; /* a flag read before the flag was stored as one: not a race to report */
+    std::string it = where(r.current, pc) + ": ";
+    const char *verb = !write ? " reads " : kind == ATOMIC ? " updates with an atomic " : " writes ";
+    bool read_here = (h.read & STAMP_BITS) == (h.write & STAMP_BITS) &&
+                     ((h.read & BLOCK_BITS) == r.block_id || (h.read & SEVERAL));
+    if (write && kind == PLAIN && pc == h.write_pc && !read_here) { /* a store, not an update */
+        /* the same thread of two blocks: the index leaves some of the block's place out */
+        bool same_thread = (h.write >> THREAD_SHIFT & 1023) == r.current;
+        stop_kernel(it + "two blocks write " + element_name(r, p) + at_line(pc) + ": " +
+                           block_name(r.config.grid, writer) + " wrote it from the same line in this launch" +
+                           (same_thread ? ", from the same thread" : "") +
+                           ". Each element should have one writer: " +
+                           (same_thread ? "is it a grid-stride loop that steps by less than the "
+                                          "whole grid (blockDim.x * gridDim.x), or an index that "
+                                          "leaves out blockIdx.x?"
+                                        : "the two blocks computed the same index, so the index "
+                                          "(or the place, the offset a block writes at) is "
+                                          "computed wrong in one of them"));
+    }
+    stop_kernel(it + "a race on global memory between blocks. This thread" + verb +
+                       element_name(r, p) + at_line(pc) + ", which " + block_name(r.config.grid, writer) +
+                       " wrote" + at_line(h.write_pc) + " in this same launch." + FIX);
+}
+
+/* A word that other blocks read in this launch, now written. */
+static void check_readers(block_runner &r, const word_history &h, const char *p, access_kind kind,
+                          const void *pc)
+{
+    unsigned long long reader = h.read & BLOCK_BITS;
+    bool others = reader != r.block_id || (h.read & SEVERAL);
+    if (!others || ((h.read & SIGNALS) && kind != PLAIN) || r.synchronised)
+        return;
+    std::string who = reader != r.block_id ? block_name(r.config.grid, reader) : "another block";
+    stop_kernel(where(r.current, pc) + ": a race on global memory between blocks. This thread " +
+                       (kind == ATOMIC ? "updates with an atomic " : "writes ") +
+                       element_name(r, p) + at_line(pc) + ", which " + who + " read" +
+                       at_line(h.read_pc) + " in this same launch: whether it read the old value "
+                       "or the new one depends on timing." + FIX);
+}
+
+/* This block learnt of what `writer` stored before its flag (or atomic). */
+static void acquire(block_runner &r, const word_history &h)
+{
+    acquisition &a = r.acquired[h.write & BLOCK_BITS];
+    if (h.write_stores > a.stores)
+        a = {h.write_fences, h.write_stores, h.write_pc};
+    r.synchronised = true;
+}
+
+static void note_word(block_runner &r, word_history &h, const char *p, bool write, access_kind kind,
+                      const void *pc)
+{
+    unsigned long long now = (unsigned long long)launch_stamp << 32, me = r.block_id;
+    if ((h.write & STAMP_BITS) == now && (h.write & BLOCK_BITS) != me) {
+        bool flag = (h.write >> KIND_SHIFT & 3) != PLAIN;
+        if (flag && kind != PLAIN) {
+            if (!write || kind == ATOMIC)
+                acquire(r, h);
+        } else if (!(flag && !write)) {
+            check_order(r, h, p, write, kind, pc);
+        }
+    }
+    if (!write) {
+        unsigned long long signal = kind != PLAIN ? SIGNALS : 0, next;
+        if ((h.read & STAMP_BITS) != now) {
+            next = now | signal | me;
+            h.read_pc = pc;
+        } else { /* the first reader stays named; a plain read clears SIGNALS */
+            unsigned long long first = h.read & BLOCK_BITS;
+            next = now | (h.read & signal) | (h.read & SEVERAL) | (first != me ? SEVERAL : 0) | first;
+        }
+        if (h.read != next) /* most reads change nothing: no store, no cache line dirtied */
+            h.read = next;
+        return;
+    }
+    if ((h.read & STAMP_BITS) == now)
+        check_readers(r, h, p, kind, pc);
+    h.write = now | (unsigned long long)kind << KIND_SHIFT |
+              (unsigned long long)r.current << THREAD_SHIFT | me;
+    h.write_pc = pc;
+    h.write_fences = r.fences;
+    h.write_stores = ++r.stores;
+    if (kind != PLAIN) {
+        releases[me].fences.store(r.fences, std::memory_order_relaxed);
+        releases[me].pc.store(pc, std::memory_order_relaxed);
+    }
+}
+
+std::string last_writer(const block_runner &r, const char *p)
+{
+    const allocation *a = allocation_at(p);
+    if (!a || !a->history || !keeping_history)
+        return "";
+    const word_history &h = a->history[(size_t)(p - a->begin) / 4];
+    if ((h.write & STAMP_BITS) != (unsigned long long)launch_stamp << 32)
+        return ", which no block has written in this launch";
+    return ", last written by " + block_name(r.config.grid, h.write & BLOCK_BITS) + at_line(h.write_pc);
+}
+
+/* A thread that has read the same word, unchanged, this often spins. */
+const unsigned SPIN_POLLS = 1000;
+
+/* A volatile or atomic read: is the thread spinning? If it is, it yields,
+ * so the other threads of its block go on (one of them may set the flag). */
+static void poll(block_runner &r, const char *p, size_t size, const void *pc)
+{
+    spin &s = r.fibers[r.current].polling;
+    unsigned long long value = 0;
+    memcpy(&value, p, std::min(size, sizeof value));
+    if (p != s.at || value != s.value) {
+        if (s.polls >= SPIN_POLLS)
+            note_progress(r);
+        s = {p, value, 0, pc};
+        return;
+    }
+    if (++s.polls >= SPIN_POLLS)
+        wait(READY);
+}
+
+/* Any access to device memory, in bounds: its words' histories. */
+void note_device(block_runner &r, const char *p, size_t size, bool write, access_kind kind,
+                 const void *pc)
+{
+    if (write)
+        r.seen_writes += size;
+    if (write && kind != ATOMIC)
+        r.fibers[r.current].polling.polls = 0; /* it does more than wait */
+    if (keeping_history && r.seen_history) {
+        size_t first = (size_t)(p - r.seen->begin) / 4, last = (size_t)(p + size - 1 - r.seen->begin) / 4;
+        for (size_t w = first; w <= last; w++)
+            note_word(r, r.seen_history[w], p, write, kind, pc);
+    }
+    if (kind == VOLATILE ? !write : kind == ATOMIC) /* an atomicCAS that fails, again and again, spins */
+        poll(r, p, size, pc);
+}
+
+} // namespace emu

@@ -1,0 +1,296 @@
+/* shared.cpp: shared memory, and the race detector that watches it.
+ *
+ * Shared memory is one area per worker: the static __shared__ variables,
+ * each placed where it is first used, then the launch's dynamic part. Each
+ * block finds it poisoned (cuda_runtime.h says why). Each 4-byte word has a
+ * record of who last wrote and read it since the last barrier. Two threads
+ * that touch the same word between barriers, at least one of them writing,
+ * race: on a GPU the result depends on timing. Within a warp, __syncwarp()
+ * and the warp collectives order accesses too. A race stops its block at the
+ * next barrier (or the block's end): by then a racing pair that spans two
+ * warps, which shows the fix is a __syncthreads(), may have turned up. */
+#include "memory.h"
+
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <mutex>
+
+namespace emu {
+
+const unsigned POISON = 0xFFBADBADu; /* the harness's "never written" word */
+
+static void poison(void *p, size_t bytes)
+{
+    unsigned char *b = (unsigned char *)p;
+    for (size_t i = 0; i < bytes; i++)
+        b[i] = (unsigned char)(POISON >> (8 * (i % 4)));
+}
+
+static std::mutex site_lock;
+static std::vector<emu_shared_site *> sites; /* static variables, by offset */
+/* Each variable is followed by as many words that no variable owns (256
+ * bytes to 64 KB), so an index past its end lands where nothing lives. */
+const size_t SITE_GAP_MIN = 256, SITE_GAP_MAX = 64 * 1024;
+static size_t static_used = SITE_GAP_MIN;
+static unsigned short site_of_word[SHARED_STATIC / 4]; /* 1 + its index in sites, or 0 */
+static std::string dynamic_names; /* "sdata" or "sdata/temp": the extern arrays */
+static size_t dynamic_element = 4;
+
+void prepare_shared(block_runner &r)
+{
+    r.shared = (unsigned char *)mmap(nullptr, SHARED, PROT_READ | PROT_WRITE,
+                                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    r.records = (word_record *)mmap(nullptr, SHARED / 4 * sizeof(word_record),
+                                    PROT_READ | PROT_WRITE,
+                                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (r.shared == MAP_FAILED || r.records == MAP_FAILED) {
+        fprintf(stderr, "emulation: cannot map shared memory\n");
+        exit(1);
+    }
+    poison(r.shared, SHARED_STATIC);
+    r.phase = 1;
+}
+
+/* A new block: its dynamic shared memory poisoned, its static variables
+ * poisoned as the block first touches them, no accesses recorded. */
+void start_block_shared(block_runner &r)
+{
+    poison(r.shared + SHARED_STATIC, r.config.shared_bytes);
+    r.touched.clear();
+    r.raced = race();
+    next_phase(r);
+}
+
+void next_phase(block_runner &r)
+{
+    r.phase++;
+    std::fill(r.warp_step, r.warp_step + WARPS, 0u);
+}
+
+static block_runner &in_kernel(const char *what)
+{
+    if (!runner) {
+        fprintf(stderr, "emulation: %s is used outside a kernel; declare __shared__ variables "
+                        "inside a __global__ or __device__ function\n", what);
+        exit(1);
+    }
+    return *runner;
+}
+
+} // namespace emu
+
+using namespace emu;
+
+void *emu_shared_at(emu_shared_site *site, const char *name)
+{
+    block_runner &r = in_kernel(name);
+    if (__atomic_load_n(&site->offset, __ATOMIC_ACQUIRE) < 0) {
+        std::lock_guard<std::mutex> hold(site_lock);
+        if (site->offset < 0) {
+            site->name = name;
+            size_t at = (static_used + site->align - 1) / site->align * site->align;
+            if (at + site->bytes > SHARED_STATIC) {
+                fprintf(stderr, "emulation: __shared__ %s (%zu bytes) does not fit: the "
+                                "kernels' static shared memory passes %zu KB\n",
+                        site->name, site->bytes, SHARED_STATIC / 1024);
+                exit(1);
+            }
+            static_used = at + site->bytes +
+                          std::max(SITE_GAP_MIN, std::min(SITE_GAP_MAX, site->bytes));
+            sites.push_back(site);
+            std::fill(site_of_word + at / 4, site_of_word + (at + site->bytes + 3) / 4,
+                      (unsigned short)sites.size());
+            __atomic_store_n(&site->offset, (long)at, __ATOMIC_RELEASE);
+        }
+    }
+    void *p = r.shared + site->offset;
+    if (std::find(r.touched.begin(), r.touched.end(), site) == r.touched.end()) {
+        poison(p, site->bytes);
+        r.touched.push_back(site);
+    }
+    return p;
+}
+
+void *emu_dynamic_shared(const char *name, size_t element)
+{
+    block_runner &r = in_kernel(name);
+    std::lock_guard<std::mutex> hold(site_lock);
+    if (("/" + dynamic_names + "/").find("/" + std::string(name) + "/") == std::string::npos) {
+        dynamic_names += (dynamic_names.empty() ? "" : "/") + std::string(name);
+        dynamic_element = element;
+    }
+    return r.shared + SHARED_STATIC;
+}
+
+namespace emu {
+
+/* "sdata[130]", "tile[3][7]", or a description of where the address is */
+static std::string shared_name(const block_runner &r, const unsigned char *p)
+{
+    size_t at = (size_t)(p - r.shared);
+    if (at >= SHARED_STATIC) {
+        std::lock_guard<std::mutex> hold(site_lock);
+        return (dynamic_names.empty() ? "extern __shared__" : dynamic_names) + "[" +
+               std::to_string((at - SHARED_STATIC) / dynamic_element) + "]";
+    }
+    for (const emu_shared_site *s : r.touched)
+        if (at >= (size_t)s->offset && at < s->offset + s->bytes) {
+            size_t k = (at - s->offset) / s->element;
+            if (s->rank == 0)
+                return s->name;
+            if (s->rank == 1)
+                return std::string(s->name) + "[" + std::to_string(k) + "]";
+            if (s->rank == 2)
+                return std::string(s->name) + "[" + std::to_string(k / s->row) + "][" +
+                       std::to_string(k % s->row) + "]";
+            return std::string(s->name) + ", element " + std::to_string(k);
+        }
+    return "shared memory outside every __shared__ variable";
+}
+
+static bool ordered(const block_runner &r, unsigned a, unsigned a_step, unsigned b)
+{
+    return a / 32 == b / 32 && a_step != r.warp_step[b / 32];
+}
+
+/* A racing pair: noted, and the block goes on to its next barrier, where
+ * one that spans two warps may turn up. */
+static void note_race(block_runner &r, const unsigned char *p, unsigned other, bool other_wrote,
+                      const void *other_pc, bool writes, const void *pc)
+{
+    bool across = r.current / 32 != other / 32;
+    if (r.raced.found && (r.raced.across_warps || !across))
+        return;
+    unsigned long long since = r.raced.accesses_since;
+    r.raced = {true, across, p, r.current, other, writes, other_wrote, pc, other_pc,
+               r.fibers[r.current].in, since};
+}
+
+std::string race_report(const block_runner &r)
+{
+    const race &c = r.raced;
+    /* Two writes from one line: the threads' indices may simply collide,
+     * which no barrier mends, so say both. */
+    const char *same_place =
+        c.writes && c.other_wrote && c.pc == c.other_pc
+            ? ". The same line wrote the word twice: either the two threads computed the same "
+              "index (each must have a word of its own there), or a barrier between the two "
+              "writes is missing"
+            : nullptr;
+    std::string report = block_where(r, c.in, c.pc) + ": a race on shared memory. " +
+                         thread_name(c.thread) + (c.writes ? " writes " : " reads ") +
+                         shared_name(r, c.at) + at_line(c.pc) + ", which " +
+                         thread_name(c.other) + (c.other_wrote ? " wrote" : " read") +
+                         at_line(c.other_pc);
+    if (same_place)
+        return report + same_place;
+    return report +
+           (c.across_warps
+                ? " since the last __syncthreads(): a __syncthreads() between the two accesses "
+                  "is missing"
+                : " since the last __syncthreads() or __syncwarp(). The two are in one warp, but "
+                  "a warp's threads do not run in lockstep: a barrier between the two accesses "
+                  "is missing: __syncthreads(), or __syncwarp() where only this warp's threads "
+                  "share these words (volatile is not enough)");
+}
+
+/* After a race the block runs on, but a thread that spins on what the race
+ * left (a flag never set) must not hold it forever. */
+const unsigned long long AFTER_RACE = 1ull << 24; /* accesses: well under a second */
+
+void after_race(block_runner &r)
+{
+    if (++r.raced.accesses_since > AFTER_RACE)
+        stop_kernel(race_report(r));
+}
+
+const unsigned short NOBODY = 0xFFFF;
+
+/* An access to static shared memory that no variable owns: past the end of
+ * the variable below it, or before the start of the one above. */
+[[noreturn]] static void outside_variables(block_runner &r, size_t at, bool write, const void *pc)
+{
+    const emu_shared_site *near = nullptr;
+    size_t gap = SIZE_MAX;
+    {
+        std::lock_guard<std::mutex> hold(site_lock);
+        for (const emu_shared_site *s : sites) {
+            size_t lo = (size_t)s->offset, hi = lo + s->bytes;
+            size_t d = at >= hi ? at - hi : lo > at ? lo - at : 0;
+            if (d < gap) {
+                gap = d;
+                near = s;
+            }
+        }
+    }
+    std::string what = where(r.current, pc) + (write ? " writes " : " reads ");
+    if (!near || SHARED_STATIC - at < gap)
+        stop_kernel(what + "shared memory" + at_line(pc) + " before the start of the dynamic "
+                                                              "shared memory (extern __shared__): an index that went below zero?");
+    long long k = ((long long)at - near->offset) / (long long)near->element;
+    if (at < (size_t)near->offset)
+        k = -(((long long)near->offset - (long long)at + near->element - 1) / near->element);
+    size_t elements = near->bytes / near->element;
+    std::string index = near->rank == 2 ? "[" + std::to_string(k / (long long)near->row) + "][" +
+                                              std::to_string(k % (long long)near->row) + "]"
+                                        : "[" + std::to_string(k) + "]";
+    if (at < (size_t)near->offset)
+        stop_kernel(what + near->name + index + at_line(pc) + ", before the start of __shared__ " +
+                           near->name + ": an index that went below zero?");
+    stop_kernel(what + near->name + index + at_line(pc) + ", past the end of __shared__ " +
+                       near->name + " (" + std::to_string(elements) +
+                       (elements == 1 ? " element)" : " elements)") +
+                       ": declare a shared array with room for every index the kernel uses (a "
+                       "padded array needs room for its padding too), or test the index");
+}
+
+void check_shared(block_runner &r, unsigned char *p, size_t size, bool write, bool atomic,
+                  const void *pc)
+{
+    size_t at = (size_t)(p - r.shared);
+    if (at >= SHARED_STATIC && at + size > SHARED_STATIC + r.config.shared_bytes) {
+        stop_kernel(where(r.current, pc) + (write ? " writes " : " reads ") + shared_name(r, p) +
+                    at_line(pc) + ", past the " + std::to_string(r.config.shared_bytes) +
+                    " bytes of dynamic shared memory the launch asked for (the third "
+                    "<<<grid, block, bytes>>> argument)");
+    }
+    if (at < SHARED_STATIC &&
+        (!site_of_word[at / 4] || site_of_word[(at + size - 1) / 4] != site_of_word[at / 4]))
+        outside_variables(r, at, write, pc);
+    unsigned me = r.current, step = r.warp_step[me / 32];
+    for (size_t w = at / 4; w <= (at + size - 1) / 4; w++) {
+        word_record &rec = r.records[w];
+        if (rec.write_phase == r.phase && rec.writer != me && !(atomic && rec.atomic) &&
+            !ordered(r, rec.writer, rec.write_step, me))
+            note_race(r, p, rec.writer, true, rec.write_pc, write, pc);
+        if (rec.read_phase != r.phase) { /* no reads yet in this phase */
+            rec.read_phase = r.phase;
+            rec.reader = rec.other_reader = NOBODY;
+            rec.read_pc = nullptr;
+        }
+        if (write) {
+            if (rec.reader != me && rec.reader != NOBODY && !ordered(r, rec.reader, rec.read_step, me))
+                note_race(r, p, rec.reader, false, rec.read_pc, true, pc);
+            if (rec.other_reader != me && rec.other_reader != NOBODY &&
+                !ordered(r, rec.other_reader, rec.other_step, me))
+                note_race(r, p, rec.other_reader, false, rec.read_pc, true, pc);
+            rec.write_phase = r.phase;
+            rec.writer = (unsigned short)me;
+            rec.write_step = step;
+            rec.atomic = atomic;
+            rec.write_pc = pc;
+        } else {
+            if (rec.reader != me) { /* remember one earlier reader too */
+                rec.other_reader = rec.reader;
+                rec.other_step = rec.read_step;
+            }
+            rec.reader = (unsigned short)me;
+            rec.read_step = step;
+            rec.read_pc = pc;
+        }
+    }
+}
+
+} // namespace emu
