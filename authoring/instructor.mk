@@ -47,13 +47,16 @@ prove: $(PROVEN) $(BUILD)/probe $(EMU_TEST)
 	@authoring/prove.sh $(BUILD) $(WRITTEN)
 
 # Every shell script, as shellcheck reads it (make deps installs it here).
+# Without it the check says so, and fails where it must not be missed: in
+# CI (WORKBOOK_MAINTAINER=1).
 SCRIPTS := $(wildcard tools/*.sh grading/*.sh grading/gradescope/* authoring/*.sh tests/*.sh \
                       tests/*/*.sh .ci/run)
 DEPS_EXTRA += shellcheck
 check-scripts:
-	@command -v shellcheck > /dev/null || { echo "check: shellcheck is missing (make deps \
-	installs it)"; exit 1; }
-	@shellcheck -x $(SCRIPTS) && echo "check: shellcheck finds nothing in the $(words $(SCRIPTS)) scripts"
+	@if ! command -v shellcheck > /dev/null; then echo "check: the scripts were not checked: \
+	shellcheck is missing (make deps installs it)"; [ -z "$(WORKBOOK_MAINTAINER)" ]; \
+	else shellcheck -x $(SCRIPTS) && echo "check: shellcheck finds nothing in the \
+	$(words $(SCRIPTS)) scripts"; fi
 
 # The tests against the mistakes students make: each planted in a copy of
 # the solution, caught, and its cause named in the report.
