@@ -310,7 +310,7 @@ ifeq ($(STUDENT_COPY),)
   include authoring/instructor.mk
 else
 .DEFAULT:
-	@if [ -n "$(filter $@,$(MAKECMDGOALS))" ]; then echo "make $@: not here: the student copy \
-	leaves out what is for instructors (make help lists what it has)"; else echo "make: $@ is \
-	missing, and nothing here makes it"; fi; exit 1
+	@if [ -n "$(filter $@,$(MAKECMDGOALS))" ]; then echo "make $@: no such target here (make \
+	help lists them; the student copy leaves out what is for instructors)"; else echo "make: $@ \
+	is missing, and nothing here makes it"; fi; exit 1
 endif
