@@ -6,7 +6,6 @@
 #include "histogram.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 /* values uniform over the bins or skewed, into 256 or 4096 bins; names a

@@ -7,7 +7,6 @@
 #include "scan-Blelloch.h"
 
 #include <stdio.h>
-#include <string.h>
 
 static void scan_blelloch_setup(struct problem *p) { scan_setup(p, blelloch_segment(p->block), false); }
 static void scan_blelloch_reference(struct problem *p) { scan_reference(p, blelloch_segment(p->block)); }

@@ -6,7 +6,6 @@
 #include "workbook.h"
 #include "scan-HS.h"
 
-#include <string.h>
 
 static void scan_hs_setup(struct problem *p) { scan_setup(p, hs_segment(p->block), false); }
 static void scan_hs_reference(struct problem *p) { scan_reference(p, hs_segment(p->block)); }

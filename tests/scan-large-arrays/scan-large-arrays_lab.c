@@ -7,7 +7,6 @@
 #include "scan-large-arrays.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 
 static void scan_large_setup(struct problem *p) { scan_setup(p, 0, true); }
 static void scan_large_reference(struct problem *p) { scan_reference(p, 0); }
