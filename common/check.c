@@ -76,6 +76,8 @@ const struct grade_case *lab_grade_cases(const struct lab *lab)
     return lab->grade_cases ? lab->grade_cases : workbook_grade_cases;
 }
 
+static void check_techniques(const struct lab *lab);
+
 void lab_check(const struct lab *lab)
 {
     for (const struct stage *s = lab->stages; s->id; s++) {
@@ -98,6 +100,136 @@ void lab_check(const struct lab *lab)
             die("%s: the grading case %s, block %d, is no %s with a block of 1 to 1024 threads",
                 lab->name, c->size, c->block, lab->matrix ? "ROWSxCOLS shape" : "size");
     }
+    check_techniques(lab);
+}
+
+/* ---- techniques ----------------------------------------------------------- */
+
+const struct technique *stage_technique(const struct lab *lab, const struct stage *s)
+{
+    for (const struct technique *t = lab->techniques; t && t->id; t++)
+        if (strcmp(t->id, s->id) == 0)
+            return t;
+    die("%s: tests/%s/%s_lab.c has no technique for stage %s: give it a row", lab->name,
+        lab->name, lab->name, s->id);
+    return NULL;
+}
+
+static void check_techniques(const struct lab *lab)
+{
+    if (!lab->techniques)
+        die("%s: tests/%s/%s_lab.c has no techniques table", lab->name, lab->name, lab->name);
+    for (const struct stage *s = lab->stages; s->id; s++)
+        stage_technique(lab, s);
+    for (const struct technique *t = lab->techniques; t->id; t++) {
+        if (!stage_find(lab, t->id))
+            die("%s: tests/%s/%s_lab.c has a technique for a stage %s, which the stage table "
+                "lacks", lab->name, lab->name, lab->name, t->id);
+        for (int k = 0; k < MAX_TRAITS && t->traits[k].of; k++)
+            if (!t->traits[k].missing || !t->idea)
+                die("%s: stage %s's technique says not what is missing when it fails",
+                    lab->name, t->id);
+    }
+    size_t n, cols;
+    const struct grade_case *c = &lab->technique_case;
+    if (!c->size || !(lab->matrix ? parse_shape(c->size, &n, &cols) : parse_size(c->size, &n)) ||
+        c->block < 1 || c->block > 1024 || !lab->handout)
+        die("%s: its technique case (a size, a block of 1 to 1024 threads) or handout is missing",
+            lab->name);
+}
+
+const struct trait *technique_missing(const struct problem *p, const struct stage *s,
+                                      const struct access_counts *c, double *got)
+{
+    const struct technique *t = stage_technique(p->lab, s);
+    for (int k = 0; k < MAX_TRAITS && t->traits[k].of; k++) {
+        const struct trait *r = &t->traits[k];
+        *got = r->of(p, c);
+        if (r->bound == AT_LEAST ? !(*got >= r->limit) : !(*got <= r->limit))
+            return r;
+    }
+    return NULL;
+}
+
+void technique_sentence(const struct lab *lab, const struct stage *s, const struct trait *t,
+                        char *text, size_t len)
+{
+    snprintf(text, len, "%s: this stage's idea is %s (handouts/%s.md, stage %s)", t->missing,
+             stage_technique(lab, s)->idea, lab->handout, s->id);
+}
+
+/* The measures: figures of one run's counts. */
+static double ratio(double a, double b) { return b > 0 ? a / b : 0; }
+static double outputs(const struct problem *p)
+{
+    double count = 0;
+    for (int i = 0; i < p->nbuf; i++)
+        count += p->buf[i].role == OUTPUT ? (double)p->buf[i].count : 0;
+    return count;
+}
+static double output_bytes(const struct problem *p)
+{
+    double bytes = 0;
+    for (int i = 0; i < p->nbuf; i++)
+        if (p->buf[i].role == OUTPUT)
+            bytes += (double)p->buf[i].count * elem_size(p->buf[i].type);
+    return bytes;
+}
+#define MEASURE(name, figure)                                                               \
+    double name(const struct problem *p, const struct access_counts *c)                     \
+    {                                                                                       \
+        (void)p;                                                                            \
+        return figure;                                                                      \
+    }
+MEASURE(shared_atomics, c->shared_atomics)
+MEASURE(global_atomics_per_block, ratio(c->global_atomics, c->blocks))
+MEASURE(global_atomics_per_block_and_output, ratio(ratio(c->global_atomics, c->blocks), outputs(p)))
+MEASURE(warp_shuffles, c->shuffles)
+MEASURE(warp_votes, c->votes)
+MEASURE(warp_collectives, c->shuffles + c->votes)
+MEASURE(launches, c->launches)
+MEASURE(barriers_per_block, ratio(c->barriers, c->blocks))
+MEASURE(elements_per_thread, ratio((double)p->n, c->threads))
+MEASURE(load_bytes_per_lane, ratio(c->bytes[GLOBAL_LOAD], c->lanes[GLOBAL_LOAD]))
+MEASURE(store_bytes_per_lane, ratio(c->bytes[GLOBAL_STORE], c->lanes[GLOBAL_STORE]))
+MEASURE(load_sectors_per_request, ratio(c->units[GLOBAL_LOAD], c->requests[GLOBAL_LOAD]))
+MEASURE(store_sectors_per_request, ratio(c->units[GLOBAL_STORE], c->requests[GLOBAL_STORE]))
+MEASURE(shared_load_wavefronts_per_request, ratio(c->units[SHARED_LOAD], c->requests[SHARED_LOAD]))
+MEASURE(shared_store_wavefronts_per_request,
+        ratio(c->units[SHARED_STORE], c->requests[SHARED_STORE]))
+MEASURE(shared_wavefronts_per_request, ratio(c->units[SHARED_LOAD] + c->units[SHARED_STORE],
+                                             c->requests[SHARED_LOAD] + c->requests[SHARED_STORE]))
+MEASURE(shared_requests_per_element,
+        ratio(c->requests[SHARED_LOAD] + c->requests[SHARED_STORE], (double)p->n))
+MEASURE(shared_lanes_share, ratio(c->lanes[SHARED_LOAD] + c->lanes[SHARED_STORE],
+                                  32 * (c->requests[SHARED_LOAD] + c->requests[SHARED_STORE])))
+MEASURE(traffic, ratio(32 * (c->units[GLOBAL_LOAD] + c->units[GLOBAL_STORE]) + c->library_bytes,
+                       p->bytes))
+MEASURE(shared_stores_per_element, ratio(c->requests[SHARED_STORE], (double)p->n))
+MEASURE(flag_stores_per_block, ratio(c->flag_stores, c->blocks))
+MEASURE(bytes_stored_per_output, ratio(c->bytes[GLOBAL_STORE] + c->library_bytes / 2,
+                                       output_bytes(p)))
+#undef MEASURE
+
+void print_measures(FILE *out, const struct problem *p, const struct access_counts *c)
+{
+    static const struct {
+        const char *name;
+        measure *of;
+    } all[] = {
+#define M(name) {#name, name}
+        M(shared_atomics), M(global_atomics_per_block), M(global_atomics_per_block_and_output),
+        M(warp_shuffles), M(warp_votes), M(warp_collectives), M(launches),
+        M(barriers_per_block), M(elements_per_thread), M(load_bytes_per_lane),
+        M(store_bytes_per_lane), M(load_sectors_per_request), M(store_sectors_per_request),
+        M(shared_load_wavefronts_per_request), M(shared_store_wavefronts_per_request),
+        M(shared_wavefronts_per_request), M(shared_requests_per_element), M(shared_lanes_share),
+        M(shared_stores_per_element), M(flag_stores_per_block), M(traffic),
+        M(bytes_stored_per_output),
+#undef M
+    };
+    for (size_t k = 0; k < sizeof all / sizeof all[0]; k++)
+        fprintf(out, "  %-36s %.4g\n", all[k].name, all[k].of(p, c));
 }
 
 bool stage_selected(const struct stage *s, const char *filter)

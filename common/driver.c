@@ -11,6 +11,10 @@
  * For grading (grading/grade.sh), dump=DIR adds to once=1 each stage's
  * results, written to DIR/<stage>-<variant>/, and judge=DIR judges those
  * files instead of running any kernel, printing a RESULT line a case.
+ * technique=ID (or all), under the emulation only, counts the stage at the
+ * lab's technique case and prints whether its kernel shows its idea, a line
+ * a stage: TECHNIQUE, the stage, shown|missing|wrong, and the sentence (the
+ * tests on a GPU and the grader read it).
  * csv=FILE (make bench, tools/bench.sh) appends each row's figures to FILE,
  * and times the first variant only unless variant= names one or is "all".
  *
@@ -51,17 +55,18 @@ struct run_options {
     bool once; /* check each stage once, time nothing */
     const char *dump, *judge; /* grading: where results go, or whence they are judged */
     const char *csv;          /* make bench: the file the rows are appended to */
+    const char *technique;    /* stages whose technique is counted: an id, or "all" */
 };
 
 enum { OPT_N, OPT_STAGE, OPT_VARIANT, OPT_SEED, OPT_BLOCK, OPT_SWEEP, OPT_ONCE, OPT_DUMP,
-       OPT_JUDGE, OPT_CSV, OPTIONS };
+       OPT_JUDGE, OPT_CSV, OPT_TECHNIQUE, OPTIONS };
 static const char *const option_names[OPTIONS] = {
-    "n", "stage", "variant", "seed", "block", "sweep", "once", "dump", "judge", "csv"};
+    "n", "stage", "variant", "seed", "block", "sweep", "once", "dump", "judge", "csv", "technique"};
 
 static void usage(const char *bad)
 {
     die("%s: expected n=SIZE stage=ID variant=NAME seed=S block=THREADS sweep=0|1 once=0|1, "
-        "e.g. n=2^28; or list=stages (variants, shape, cases) alone",
+        "technique=ID|all, e.g. n=2^28; or list=stages (variants, shape, cases) alone",
         bad);
 }
 
@@ -151,6 +156,7 @@ static struct run_options parse_options(int argc, char *argv[])
     o.judge = text[OPT_JUDGE];
     o.once |= o.dump || o.judge;
     o.csv = text[OPT_CSV];
+    o.technique = text[OPT_TECHNIQUE];
     o.sweep &= !o.csv;
     return o;
 }
@@ -788,6 +794,28 @@ static bool check_once(const struct lab *lab, int variant, const struct run_opti
     return ok;
 }
 
+/* ---- technique=: does each stage's kernel show its idea? ------------------ */
+
+static bool check_techniques(const struct lab *lab, const struct run_options *opt)
+{
+    bool all = strcmp(opt->technique, "all") == 0, shown = true;
+    if (!all && !stage_find(lab, opt->technique))
+        die("technique=%s: %s has stages %s (or all)", opt->technique, lab->name, stage_list(lab));
+    for (const struct stage *s = lab->stages; s->id && gpu_healthy(); s++) {
+        if (!all && strcmp(s->id, opt->technique) != 0)
+            continue;
+        char text[2048];
+        watch(lab->name, s);
+        enum technique_verdict v = stage_technique_check(lab, s, opt->seed, text, sizeof text);
+        for (char *c = text; *c; c++)
+            *c = *c == '\t' || *c == '\n' ? ' ' : *c;
+        printf("TECHNIQUE\t%s\t%s\t%s\n", s->id, technique_verdict_names[v], text);
+        shown &= v == SHOWN;
+    }
+    alarm(0);
+    return shown;
+}
+
 /* ---- main ----------------------------------------------------------------- */
 
 /* The run table of one variant. Returns false if a stage was wrong. */
@@ -826,6 +854,8 @@ int main(int argc, char *argv[])
                why);
         return 1;
     }
+    if (o.technique)
+        return check_techniques(lab, &o) ? 0 : 1;
     bool every = o.variant && strcmp(o.variant, "all") == 0;
     if (every)
         o.variant = NULL;

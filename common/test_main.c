@@ -51,10 +51,20 @@ static const char *suite_of(const struct stage *s)
 
 /* matches_cpu_n1025 or matches_cpu_n100003_block32; a matrix lab's
  * matches_cpu_31x33 or matches_cpu_1000x999_block128 (*cols: 33, 999) */
+static bool is_technique(const struct criterion_test *t)
+{
+    return strcmp(t->name, TECHNIQUE_TEST_NAME) == 0;
+}
+
+/* (The technique test sizes as the largest: it runs last.) */
 static void size_of(const struct criterion_test *t, size_t *n, size_t *cols, int *block)
 {
     unsigned long long size = 0, rows = 0, columns = 0;
     *block = 256;
+    if (is_technique(t)) {
+        *n = (size_t)-1, *cols = 0;
+        return;
+    }
     if (sscanf(t->name, "matches_cpu_%llux%llu_block%d", &rows, &columns, block) >= 2) {
         *n = (size_t)(rows * columns), *cols = (size_t)columns;
         return;
@@ -180,7 +190,7 @@ ReportHook(POST_TEST)(struct criterion_test_stats *stats)
     done++;
     progress();
     int k = stage_index(stats->test->category);
-    if (stats->timed_out && k >= 0 && !hung[k]) {
+    if (stats->timed_out && k >= 0 && !hung[k] && !is_technique(stats->test)) {
         hung[k] = stats->test;
         skip_rest_of_suite(stats->test->category);
     }
@@ -225,6 +235,8 @@ static size_t collect(const struct criterion_suite_stats *ss, struct failure *f)
 {
     size_t count = 0;
     for (struct criterion_test_stats *ts = ss->tests; ts && count < MAX_FAILURES; ts = ts->next) {
+        if (is_technique(ts->test))
+            continue; /* technique_failure's */
         struct failure base = {.test = ts->test, .variant = -1};
         size_of(ts->test, &base.n, &base.cols, &base.block);
         if (ts->timed_out) {
@@ -428,19 +440,62 @@ static void print_stage_failures(const struct stage *s, struct failure *f, size_
 
 /* ---- the summary: one line per stage ------------------------------------ */
 
+/* The tests of one stage: its sizes, and whether its technique showed. */
+struct tally {
+    size_t tests, passed, skipped;
+    bool technique_failed;
+    char technique[2048]; /* its message, past TECHNIQUE_PREFIX */
+};
+
+static struct tally tally_of(const struct criterion_suite_stats *ss)
+{
+    struct tally t = {0};
+    for (struct criterion_test_stats *ts = ss->tests; ts; ts = ts->next) {
+        if (!is_technique(ts->test)) {
+            t.tests++;
+            t.passed += ts->test_status == CR_STATUS_PASSED && !ts->timed_out;
+            t.skipped += ts->test_status == CR_STATUS_SKIPPED;
+            continue;
+        }
+        if (ts->test_status != CR_STATUS_FAILED && !ts->timed_out)
+            continue;
+        t.technique_failed = true;
+        snprintf(t.technique, sizeof t.technique, "%s",
+                 ts->timed_out ? "its count under the emulation did not finish in time" : "");
+        for (struct criterion_assert_stats *a = ts->asserts; a; a = a->next)
+            if (!a->passed && a->message && strncmp(a->message, TECHNIQUE_PREFIX,
+                                                    strlen(TECHNIQUE_PREFIX)) == 0)
+                snprintf(t.technique, sizeof t.technique, "%s",
+                         a->message + strlen(TECHNIQUE_PREFIX));
+        if (!*t.technique)
+            snprintf(t.technique, sizeof t.technique, "its count under the emulation crashed");
+    }
+    return t;
+}
+
+/* Right outputs at every size, but not the stage's idea: the report. */
+static void print_technique_failure(const struct stage *s, const struct tally *t)
+{
+    size_t cut = strcspn(t->technique, ";"); /* the sentence; then the figures, if any */
+    printf("\n%sstage %s (%s)%s: right at every size, but %.*s\n", RED, s->id, s->idea, PLAIN,
+           (int)cut, t->technique);
+    if (t->technique[cut])
+        printf("  %s\n", t->technique + cut + 1 + (t->technique[cut + 1] == ' '));
+}
+
 static void summary_line(FILE *out, const struct stage *s, const struct criterion_suite_stats *ss,
                          bool *pointed)
 {
-    size_t tests = 0, passed = 0, skipped = 0;
-    for (struct criterion_test_stats *ts = ss->tests; ts; ts = ts->next) {
-        tests++;
-        passed += ts->test_status == CR_STATUS_PASSED && !ts->timed_out;
-        skipped += ts->test_status == CR_STATUS_SKIPPED;
-    }
+    struct tally t = tally_of(ss);
+    size_t tests = t.tests, passed = t.passed, skipped = t.skipped;
     const struct criterion_test *stuck = hung_in(s);
-    bool ok = passed == tests;
-    fprintf(out, "  stage %-3s %-42s %s%3zu of %3zu passed%s", s->id, s->idea, ok ? GREEN : RED,
-            passed, tests, PLAIN);
+    bool right = passed == tests, ok = right && !t.technique_failed;
+    if (right && !ok) /* the sentence up to its figures */
+        fprintf(out, "  stage %-3s %-42s %s%3zu of %3zu right, but %.*s%s", s->id, s->idea, RED,
+                passed, tests, (int)strcspn(t.technique, ";"), t.technique, PLAIN);
+    else
+        fprintf(out, "  stage %-3s %-42s %s%3zu of %3zu passed%s", s->id, s->idea,
+                ok ? GREEN : RED, passed, tests, PLAIN);
     if (stuck && skipped)
         fprintf(out, " (hung at %s%s; %zu not run)", sizes_are(), test_size_text(stuck), skipped);
     else if (stuck)
@@ -481,9 +536,12 @@ ReportHook(POST_ALL)(struct criterion_global_stats *stats)
         if (!ss)
             continue;
         size_t count = collect(ss, f);
+        struct tally t = tally_of(ss);
         if (count)
             print_stage_failures(s, f, count, !failed_before, ss->tests_skipped);
-        failed_before |= count > 0;
+        else if (t.technique_failed)
+            print_technique_failure(s, &t);
+        failed_before |= count > 0 || t.technique_failed;
     }
 
     const char *path = getenv("WORKBOOK_SUMMARY"), *passed_path = getenv("WORKBOOK_PASSED");
@@ -501,7 +559,7 @@ ReportHook(POST_ALL)(struct criterion_global_stats *stats)
         if (!ss)
             continue;
         summary_line(out, s, ss, &pointed);
-        if (passed && ss->tests_passed == ss->nb_tests)
+        if (passed && ss->tests_passed == ss->nb_tests) /* the technique's test among them */
             fprintf(passed, "%s%s", ftell(passed) ? "," : "", s->id);
     }
     if (out != stdout)

@@ -2,7 +2,9 @@
 #include "testing.h"
 
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
@@ -54,4 +56,56 @@ void expect_stage_correct(const struct lab *lab, const char *id, size_t n, size_
         if (f.verdict == KERNEL_FAILED)
             return;
     }
+}
+
+#ifndef WORKBOOK_EMU
+/* On a GPU: the verdict of the emulated driver (run technique=ID), which
+ * prints "TECHNIQUE<tab>id<tab>verdict<tab>text". */
+static enum technique_verdict technique_elsewhere(const struct stage *s, uint64_t seed, char *text,
+                                                  size_t len)
+{
+    const char *run = getenv("WORKBOOK_TECHNIQUE_RUN");
+    if (!run || !*run || access(run, X_OK) != 0) {
+        snprintf(text, len, "not counted: the emulated build of this lab (%s) is missing; make "
+                 "test builds it", run && *run ? run : "WORKBOOK_TECHNIQUE_RUN is not set");
+        return WRONG;
+    }
+    char command[1024], line[2048] = "";
+    snprintf(command, sizeof command, "'%s' technique=%s seed=%llu 2>&1", run, s->id,
+             (unsigned long long)seed);
+    FILE *out = popen(command, "r");
+    bool read = false;
+    while (out && fgets(line, sizeof line, out))
+        if (strncmp(line, "TECHNIQUE\t", 10) == 0 && (read = true))
+            break;
+    if (out)
+        pclose(out);
+    char id[64], verdict[32];
+    int at = 0;
+    if (read && sscanf(line, "TECHNIQUE\t%63[^\t]\t%31[^\t]\t%n", id, verdict, &at) == 2 && at) {
+        line[strcspn(line, "\n")] = '\0';
+        snprintf(text, len, "%s", line + at);
+        for (int v = SHOWN; v <= UNCOUNTED; v++)
+            if (strcmp(verdict, technique_verdict_names[v]) == 0)
+                return (enum technique_verdict)v;
+    }
+    snprintf(text, len, "not counted: the emulated driver %s gave no verdict%s%.300s", run,
+             *line ? ": " : "", line);
+    return WRONG;
+}
+#endif
+
+void expect_stage_technique(const struct lab *lab, const char *id)
+{
+    const struct stage *s = stage_find(lab, id);
+    cr_assert(s, "%s has no stage %s (its stages: %s)", lab->name, id, stage_list(lab));
+    char text[2048];
+#ifdef WORKBOOK_EMU
+    enum technique_verdict v = stage_technique_check(lab, s, seed_from_env(), text, sizeof text);
+#else
+    enum technique_verdict v = technique_elsewhere(s, seed_from_env(), text, sizeof text);
+#endif
+    /* wrong outputs are the size tests' to report; on a GPU, the emulation
+     * may still see what the GPU's run did not (a race) */
+    cr_expect(v == SHOWN, TECHNIQUE_PREFIX "%s%s", v == WRONG ? "under the emulation, " : "", text);
 }

@@ -54,10 +54,22 @@
         expect_stage_correct(&name##_lab, #id, n, 0, block);                                \
     }
 
+/* And one test that the stage's kernel shows its idea (lab->techniques),
+ * counted under the emulation at the lab's technique case; the runner
+ * keeps it apart from the sizes. */
+#define TECHNIQUE_TEST_NAME "shows_its_idea"
+#define TECHNIQUE_TEST(name, id)                                                            \
+    Test(name##_stage##id, shows_its_idea, .init = before_gpu_test,                         \
+         .timeout = 4 * GPU_TEST_TIMEOUT)                                                   \
+    {                                                                                       \
+        expect_stage_technique(&name##_lab, #id);                                           \
+    }
+
 #define STAGE_TESTS(name, id)                                                               \
     extern const struct lab name##_lab;                                                     \
     FRAME_SIZES(SIZE_TEST, BLOCK_TEST, name, id)                                            \
-    LAB_SIZES(SIZE_TEST, BLOCK_TEST, name, id)
+    LAB_SIZES(SIZE_TEST, BLOCK_TEST, name, id)                                              \
+    TECHNIQUE_TEST(name, id)
 
 /* A matrix lab's (lab.matrix) test file is one line per stage too,
  *
@@ -99,7 +111,8 @@
 #define MATRIX_TESTS(name, id)                                                              \
     extern const struct lab name##_lab;                                                     \
     FRAME_SHAPES(SHAPE_TEST, SHAPE_BLOCK_TEST, name, id)                                    \
-    LAB_SHAPES(SHAPE_TEST, SHAPE_BLOCK_TEST, name, id)
+    LAB_SHAPES(SHAPE_TEST, SHAPE_BLOCK_TEST, name, id)                                      \
+    TECHNIQUE_TEST(name, id)
 
 /* .init of every GPU test: skip it, quietly, when the runner found no GPU. */
 void before_gpu_test(void);
@@ -111,5 +124,12 @@ void before_gpu_test(void);
  * outputs, guard zones and inputs are all checked. */
 void expect_stage_correct(const struct lab *lab, const char *stage, size_t n, size_t cols,
                           int block);
+
+/* Fail, with the verdict's sentence after "technique: ", unless stage id's
+ * kernel shows its idea (stage_technique_check). Under EMU=1 it is counted
+ * here; on a GPU by the emulated driver that WORKBOOK_TECHNIQUE_RUN names
+ * (make test builds it), run on the same file. */
+#define TECHNIQUE_PREFIX "technique: "
+void expect_stage_technique(const struct lab *lab, const char *id);
 
 #endif

@@ -297,10 +297,14 @@ static bool launch(struct problem *p, const struct stage *s, struct finding *f)
     if (p->profiled)
         CUDA_CHECK(cudaProfilerStart());
 #endif
+    if (p->counts)
+        access_counts_begin();
     s->launch(p->args, p->block);
     cudaError_t err = cudaGetLastError();
     if (err == cudaSuccess)
         err = cudaDeviceSynchronize();
+    if (p->counts)
+        access_counts_end(p->counts);
 #ifndef WORKBOOK_EMU
     if (p->profiled && err == cudaSuccess)
         CUDA_CHECK(cudaProfilerStop());
@@ -429,10 +433,58 @@ bool problem_count_accesses(struct problem *p, const struct stage *s, struct acc
     struct finding f;
     problem_upload(p, NULL);
     problem_poison_outputs(p);
-    access_counts_begin();
+    p->counts = c;
     bool launched = launch(p, s, &f);
-    access_counts_end(c);
+    p->counts = NULL;
     return launched;
+}
+
+const char *const technique_verdict_names[] = {"shown", "missing", "wrong", "uncounted"};
+
+enum technique_verdict stage_technique_check(const struct lab *lab, const struct stage *s,
+                                             uint64_t seed, char *text, size_t len)
+{
+#ifndef WORKBOOK_EMU
+    (void)lab, (void)s, (void)seed;
+    snprintf(text, len, "a GPU counts nothing: techniques are counted by the emulated build");
+    return UNCOUNTED;
+#else
+    const struct grade_case *at = &lab->technique_case;
+    size_t n, cols = 0;
+    if (!(lab->matrix ? parse_shape(at->size, &n, &cols) : parse_size(at->size, &n)))
+        die("%s: its technique case %s is no size", lab->name, at->size);
+    if (lab->matrix)
+        n *= cols;
+    struct problem *p = problem_new(lab, 0, n, cols, seed, at->block);
+    lab->reference(p);
+    struct finding f;
+    struct access_counts c = {};
+    p->counts = &c;
+    bool right = problem_verify(p, s, &f);
+    p->counts = NULL;
+    if (getenv("WORKBOOK_FIGURES")) /* for whoever writes a lab's traits */
+        print_measures(stderr, p, &c);
+    enum technique_verdict v = SHOWN;
+    double got = 0;
+    const struct trait *t = right ? technique_missing(p, s, &c, &got) : NULL;
+    if (!right) {
+        struct report r;
+        report_make(p, s, &f, &r);
+        snprintf(text, len, "%s: %.*s", r.title, (int)strcspn(r.what, "\n"), r.what);
+        v = WRONG;
+    } else if (t) {
+        char sentence[768];
+        technique_sentence(lab, s, t, sentence, sizeof sentence);
+        snprintf(text, len, "%s; counted under the emulation at %s = %s, block %d: %.3g, where the idea "
+                 "gives %s %g",
+                 sentence, cols ? "rows x cols" : "n", at->size, at->block, got,
+                 t->bound == AT_LEAST ? "at least" : "at most", t->limit);
+        v = MISSING;
+    } else
+        snprintf(text, len, "shown");
+    problem_free(p);
+    return v;
+#endif
 }
 
 double problem_output_writes(const struct problem *p)

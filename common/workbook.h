@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -33,6 +34,31 @@ struct stage {
 struct grade_case {
     const char *size;
     int block;
+};
+
+/* ---- techniques: a stage passes only when its kernel shows its idea -------
+ * Right outputs are not enough: each stage after a lab's first declares the
+ * facts its idea implies, as loosely as the idea allows, and the emulation
+ * counts them on one run (common/emu/counts.cpp), GPU or not. A measure is a
+ * figure of those counts (check.c has the workbook's; a lab may add its
+ * own); a trait bounds one. */
+struct problem;
+struct access_counts;
+typedef double measure(const struct problem *p, const struct access_counts *c);
+enum bound { AT_LEAST, AT_MOST };
+struct trait {
+    measure *of;         /* NULL ends a technique's traits */
+    enum bound bound;
+    double limit;
+    const char *missing; /* said when it fails, in the handout's words:
+                            "no shared-memory atomics" */
+};
+enum { MAX_TRAITS = 4 };
+struct technique {
+    const char *id;      /* the stage's */
+    const char *idea;    /* what the stage teaches, as its handout says it:
+                            "a private histogram per block" */
+    struct trait traits[MAX_TRAITS]; /* all must hold; none: any kernel passes */
 };
 
 /* U8, U16: inputs only (bytes, 16-bit values); U64: scratch only (status words) */
@@ -67,6 +93,8 @@ struct problem {
     int block;         /* BLOCK as asked; lab->threads says what the launchers make of it */
     bool emulated;     /* EMU=1: the kernels run on the CPU, under the emulation's checks */
     double output_writes; /* bytes the last problem_verify stored into outputs (emulation) */
+    struct access_counts *counts; /* when set, the stage's own launches are counted into it
+                                     (emulation; problem_count_accesses) */
     bool profiled;     /* make profile: only the stage's own launch is between
                           cudaProfilerStart and Stop, so ncu sees its kernels alone */
     int nbuf;
@@ -160,6 +188,13 @@ struct lab {
      * still a TODO? NULL: only an output never written looks so. */
     bool (*untouched)(const struct problem *p, const struct stage *s,
                       const struct buffer *b, const struct mismatch *m);
+    /* A row for each stage (traits may be empty), then {NULL}: what each
+     * stage's kernel must show besides right outputs (lab_check insists). */
+    const struct technique *techniques;
+    /* The size techniques are counted at: a few tiles of every stage, so
+     * that per-block facts are seen on many blocks. */
+    struct grade_case technique_case;
+    const char *handout; /* its handout, named in the technique's verdict: "03-histogram" */
 };
 
 /* The lab this program was built with (tests/<lab>/<lab>_lab.c defines it). */
@@ -248,11 +283,48 @@ double problem_output_writes(const struct problem *p);
  * problem_count_lines then gives them by source line, in line order. */
 enum access_kind { GLOBAL_LOAD, GLOBAL_STORE, SHARED_LOAD, SHARED_STORE, ACCESS_KINDS };
 struct access_counts {
-    double requests[ACCESS_KINDS], units[ACCESS_KINDS], ideal[ACCESS_KINDS], lanes[ACCESS_KINDS];
+    double requests[ACCESS_KINDS], units[ACCESS_KINDS], ideal[ACCESS_KINDS], lanes[ACCESS_KINDS],
+        bytes[ACCESS_KINDS]; /* bytes: the distinct bytes the requests ask for */
+    /* Beside the requests, what the launches did: kernels launched (and
+     * device-wide library calls), their blocks and threads, the barriers the
+     * blocks passed, warp shuffles and votes (ballot, any, all, match), and
+     * atomics, one per lane; library_bytes: what library calls moved. */
+    double launches, blocks, threads, barriers, shuffles, votes, global_atomics, shared_atomics,
+        flag_stores, library_bytes; /* flag_stores: volatile stores to device memory */
 };
 bool problem_count_accesses(struct problem *p, const struct stage *s, struct access_counts *c);
 void problem_count_lines(void (*line)(const char *where, const struct access_counts *c, void *arg),
                          void *arg);
+/* The technique of stage s (its lab->techniques row). */
+const struct technique *stage_technique(const struct lab *lab, const struct stage *s);
+/* Does what the emulation counted of a run of stage s show its idea? NULL
+ * if so; else the first trait that fails, and *got its measure. */
+const struct trait *technique_missing(const struct problem *p, const struct stage *s,
+                                      const struct access_counts *c, double *got);
+/* The verdict in words: "no shared-memory atomics: this stage's idea is a
+ * private histogram per block (handout 03-histogram, stage 3)". */
+void technique_sentence(const struct lab *lab, const struct stage *s, const struct trait *t,
+                        char *text, size_t len);
+/* Run stage s once at the lab's technique case, counted under the
+ * emulation, and judge its technique: SHOWN, MISSING (text: the sentence
+ * and the figures), WRONG (its outputs are wrong there, or it failed: text
+ * says how), UNCOUNTED (this build runs on a GPU, which counts nothing). */
+enum technique_verdict { SHOWN, MISSING, WRONG, UNCOUNTED };
+enum technique_verdict stage_technique_check(const struct lab *lab, const struct stage *s,
+                                             uint64_t seed, char *text, size_t len);
+extern const char *const technique_verdict_names[]; /* "shown", "missing", ... */
+/* The workbook's measures, for the labs' traits. Per block and per thread
+ * are over every launch; "traffic" is the bytes device memory moves
+ * (sectors of 32 bytes, and the library's) over the bytes that must move
+ * (p->bytes): about 1 for a single pass. */
+measure shared_atomics, global_atomics_per_block, global_atomics_per_block_and_output,
+    warp_shuffles, warp_votes, warp_collectives, launches, barriers_per_block, elements_per_thread,
+    load_bytes_per_lane, store_bytes_per_lane, load_sectors_per_request, store_sectors_per_request,
+    shared_load_wavefronts_per_request, shared_store_wavefronts_per_request,
+    shared_wavefronts_per_request, shared_requests_per_element, shared_stores_per_element,
+    shared_lanes_share, flag_stores_per_block, traffic, bytes_stored_per_output;
+/* Every measure above of one run, a line "name value" each. */
+void print_measures(FILE *out, const struct problem *p, const struct access_counts *c);
 /* The same around any launches (the emulation's own tests). */
 void access_counts_begin(void);
 void access_counts_end(struct access_counts *c);

@@ -14,6 +14,8 @@
  *   one word), against the fewest that could serve its bytes;
  * - and the lanes taking part.
  * The totals are kept per instruction and added up per source line.
+ * Beside them, what shows a stage's technique: launches, blocks, barriers,
+ * warp collectives and atomics (which are not requests here).
  *
  * A float4's copy is one 16-byte access, as on a GPU, because the
  * emulation's vector types copy all their bytes at once (cuda_runtime.h). */
@@ -76,10 +78,18 @@ thread_local block_requests block;
 
 struct instruction_counts {
     int kind;
-    double requests = 0, units = 0, ideal = 0, lanes = 0;
+    double requests = 0, units = 0, ideal = 0, lanes = 0, bytes = 0;
 };
 std::mutex totals_lock;
 std::map<const void *, instruction_counts> totals; /* by instruction */
+emu_access_counts events; /* the counts that are no requests', under totals_lock */
+unsigned long long launches_before; /* emu::launches when counting began */
+
+/* What a block did beside its requests, added to events when it ends. */
+struct block_events {
+    double barriers, shuffles, votes, global_atomics, shared_atomics, flag_stores;
+};
+thread_local block_events seen;
 
 /* The distinct bytes of a request's spans, and the distinct units of
  * `unit` bytes they fall in. */
@@ -109,10 +119,12 @@ void count_request(request &q, instruction_counts &c)
     c.lanes += __builtin_popcount(q.lanes);
     if (q.kind == EMU_GLOBAL_LOAD || q.kind == EMU_GLOBAL_STORE) {
         distinct(q.spans, 32, bytes, units); /* sectors */
+        c.bytes += bytes;
         c.units += (double)units.size();
         c.ideal += std::ceil(bytes / 32);
     } else {
         distinct(q.spans, 4, bytes, units); /* words */
+        c.bytes += bytes;
         unsigned in_bank[32] = {0}, most = 0;
         for (unsigned long long w : units)
             most = std::max(most, ++in_bank[w % 32]);
@@ -123,8 +135,12 @@ void count_request(request &q, instruction_counts &c)
 
 void on_access(const block_runner &r, const access_event &a)
 {
-    if (a.kind == ATOMIC)
+    if (a.kind == ATOMIC) {
+        (a.shared ? seen.shared_atomics : seen.global_atomics)++;
         return;
+    }
+    if (a.kind == VOLATILE && a.write && !a.shared)
+        seen.flag_stores++;
     unsigned t = r.current;
     unsigned long long since = block.barriers * 0x100000001b3ull + block.collectives[t / 32];
     executions &e = block.times[((unsigned long long)(size_t)a.pc << 10) | t];
@@ -137,17 +153,44 @@ void on_access(const block_runner &r, const access_event &a)
     q.spans.push_back(span{a.at, (unsigned)a.size});
 }
 
-void on_collective(const block_runner &, unsigned warp, unsigned) { block.collectives[warp]++; }
+/* warp_op in emu.cpp: 0 a __syncwarp, 1 a shuffle, the rest votes */
+void on_collective(const block_runner &r, unsigned warp, unsigned lanes)
+{
+    block.collectives[warp]++;
+    int op = r.fibers[warp * 32 + __builtin_ctz(lanes)].call.op;
+    if (op == 1)
+        seen.shuffles++;
+    else if (op > 1)
+        seen.votes++;
+}
 
-void on_barrier(const block_runner &)
+void new_span()
 {
     block.barriers++;
     std::fill(block.collectives, block.collectives + WARPS, 0u);
 }
 
+void on_barrier(const block_runner &)
+{
+    new_span();
+    seen.barriers++;
+}
+
 void on_block_end(const block_runner &r)
 {
-    on_barrier(r); /* the next block's spans are new ones, as after a barrier */
+    new_span(); /* the next block's spans are new ones, as after a barrier */
+    {
+        std::lock_guard<std::mutex> hold(totals_lock);
+        events.blocks++;
+        events.threads += r.threads;
+        events.barriers += seen.barriers;
+        events.shuffles += seen.shuffles;
+        events.votes += seen.votes;
+        events.global_atomics += seen.global_atomics;
+        events.shared_atomics += seen.shared_atomics;
+        events.flag_stores += seen.flag_stores;
+    }
+    seen = block_events{};
     if (block.open.empty())
         return;
     std::map<const void *, instruction_counts> mine;
@@ -166,6 +209,7 @@ void on_block_end(const block_runner &r)
         c.units += entry.second.units;
         c.ideal += entry.second.ideal;
         c.lanes += entry.second.lanes;
+        c.bytes += entry.second.bytes;
     }
 }
 
@@ -181,20 +225,31 @@ void emu_count_begin()
 {
     std::lock_guard<std::mutex> hold(totals_lock);
     totals.clear();
+    events = emu_access_counts{};
+    launches_before = launches;
     observe(counter);
+}
+
+void emu_note_library(double bytes)
+{
+    std::lock_guard<std::mutex> hold(totals_lock);
+    events.launches++;
+    events.library_bytes += bytes;
 }
 
 void emu_count_end(emu_access_counts *all)
 {
     std::lock_guard<std::mutex> hold(totals_lock);
     unobserve(counter);
-    *all = emu_access_counts{};
+    *all = events;
+    all->launches += (double)(launches - launches_before);
     for (const auto &entry : totals) {
         const instruction_counts &c = entry.second;
         all->requests[c.kind] += c.requests;
         all->units[c.kind] += c.units;
         all->ideal[c.kind] += c.ideal;
         all->lanes[c.kind] += c.lanes;
+        all->bytes[c.kind] += c.bytes;
     }
 }
 
@@ -213,6 +268,7 @@ void emu_count_lines(void (*line)(const char *where, const emu_access_counts *co
             l.units[c.kind] += c.units;
             l.ideal[c.kind] += c.ideal;
             l.lanes[c.kind] += c.lanes;
+            l.bytes[c.kind] += c.bytes;
         }
     }
     for (const auto &entry : by_line) {

@@ -330,15 +330,27 @@ unsigned long long emu_bytes_written(const void *base);
  * of access, the warp requests (one instruction run by the lanes of one
  * warp), the 32-byte sectors they touch in device memory or the wavefronts
  * they take in shared memory (the most distinct words in one bank), the
- * fewest that could serve the bytes they ask for, and the lanes taking part.
- * Atomics are not counted. */
+ * fewest that could serve the bytes they ask for, the lanes taking part and
+ * the distinct bytes they ask for. Atomics are not among the accesses, but
+ * counted apart, as are the launches and what their blocks did: what a
+ * stage's idea shows (a workbook stage's technique check). */
 enum { EMU_GLOBAL_LOAD, EMU_GLOBAL_STORE, EMU_SHARED_LOAD, EMU_SHARED_STORE, EMU_ACCESS_KINDS };
 struct emu_access_counts {
     double requests[EMU_ACCESS_KINDS], units[EMU_ACCESS_KINDS], ideal[EMU_ACCESS_KINDS],
-        lanes[EMU_ACCESS_KINDS];
+        lanes[EMU_ACCESS_KINDS], bytes[EMU_ACCESS_KINDS];
+    double launches;        /* kernel launches, and device-wide library calls */
+    double blocks, threads; /* over all launches */
+    double barriers;        /* __syncthreads() a block passed, summed over blocks */
+    double shuffles, votes; /* warp collectives: __shfl*_sync; ballot, all, any, match */
+    double global_atomics, shared_atomics; /* one per lane */
+    double flag_stores;     /* volatile stores to device memory: how blocks publish */
+    double library_bytes;   /* what the library calls read and wrote */
 };
 void emu_count_begin();
 void emu_count_end(emu_access_counts *all);
+/* A device-wide library call (the emulated cub::Device*) that reads and
+ * writes `bytes`: a launch, to the counts, and its traffic. */
+void emu_note_library(double bytes);
 /* The last counts by source line ("labs/map/map.cu:42"), in line order. */
 void emu_count_lines(void (*line)(const char *where, const emu_access_counts *counts, void *arg),
                      void *arg);

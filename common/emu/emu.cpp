@@ -739,6 +739,8 @@ static void run_blocks(launch_job &job)
     runner = nullptr;
 }
 
+unsigned long long launches;
+
 unsigned workers() { return std::max(1u, std::thread::hardware_concurrency()); }
 
 class pool {
@@ -816,6 +818,7 @@ void emu_launch_body(emu_launch_config c, const char *kernel, void (*run)(const 
     aborted = false;
     current_job = &job;
     start_launch(blocks);
+    launches++;
     workers_pool.run(job);
     if (aborted)
         emu_last_error = cudaErrorLaunchFailure;

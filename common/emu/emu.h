@@ -190,6 +190,7 @@ std::string block_where(const block_runner &r, const calls &in, const void *pc);
 std::string thread_name(unsigned thread);
 std::string block_name(const dim3 &grid, unsigned long long id); /* "block (3, 0, 0)" */
 unsigned workers();
+extern unsigned long long launches; /* kernels launched so far (counts.cpp reads it) */
 
 /* symbols.cpp: reports' names and lines, from the program's debug info.
  * pc is a return address. */

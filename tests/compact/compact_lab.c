@@ -367,6 +367,29 @@ static int compact_threads(const struct stage *s, int block)
     return facts(s)->whole_warps ? tile_threads(block) : block;
 }
 
+/* Global atomics over the warps' chunks of 32 x ITEMS values. */
+static double global_atomics_per_chunk(const struct problem *p, const struct access_counts *c)
+{
+    size_t chunks = (p->n + 32 * ITEMS - 1) / (32 * ITEMS);
+    return chunks ? c->global_atomics / (double)chunks : 0;
+}
+
+/* What each stage's kernel must show besides right outputs (workbook.h,
+ * struct technique), in the words of handouts/07-compact.md. */
+static const struct technique compact_techniques[] = {
+    {"1", "flag, library scan, scatter", {{0}}},
+    {"2", "per tile: count, scan the counts, scatter",
+     {{traffic, AT_MOST, 3, "an array of a flag a value goes through memory: not counts a tile"}}},
+#define SINGLE_PASS                                                                         \
+    {traffic, AT_MOST, 1.4, "the values are read more than once: not a single pass"}
+    {"3", "ballots, one atomic a chunk",
+     {SINGLE_PASS,
+      {global_atomics_per_chunk, AT_MOST, 1, "more than one global atomic a chunk"}}},
+    {"4", "an ordered single pass: look-back and staging", {SINGLE_PASS}},
+#undef SINGLE_PASS
+    {NULL},
+};
+
 const struct lab compact_lab = {
     .name = "compact",
     .operation = "the values kept (ints: even; floats: above a threshold), in order",
@@ -388,6 +411,9 @@ const struct lab compact_lab = {
             "ends usually means: the tile number came from blockIdx.x instead of the atomic "
             "counter; a tile never publishes its word (tile 0 must publish its PREFIX at "
             "once); or not all 32 lanes of warp 0 call look_back.",
+    .techniques = compact_techniques,
+    .technique_case = {"131075", 256},
+    .handout = "07-compact",
 };
 
 const struct lab *const workbook_lab = &compact_lab;

@@ -147,6 +147,23 @@ static int histogram_threads(const struct stage *s, int block)
     return facts(s)->warp_bins ? (block < 32 ? 32 : block / 32 * 32) : block;
 }
 
+/* What each stage's kernel must show besides right outputs (workbook.h,
+ * struct technique), in the words of handouts/03-histogram.md. */
+static const struct technique histogram_techniques[] = {
+    {"1", "global atomics, one thread per value", {{0}}},
+    {"2", "a grid-stride loop: each thread counts many values",
+     {{elements_per_thread, AT_LEAST, 4, "each thread counts one value: no grid-stride loop"}}},
+#define PRIVATE                                                                             \
+    {shared_atomics, AT_LEAST, 1, "no shared-memory atomics"},                               \
+    {global_atomics_per_block_and_output, AT_MOST, 1, "more than one global atomic a bin a "  \
+                                                      "block"}
+    {"3", "a private histogram per block in shared memory", {PRIVATE}},
+    {"4", "private histograms in shared memory, fed by 16-byte loads",
+     {PRIVATE, {load_bytes_per_lane, AT_LEAST, 12, "the loads are not 16 bytes a thread"}}},
+#undef PRIVATE
+    {NULL},
+};
+
 const struct lab histogram_lab = {
     .name = "histogram",
     .operation = "counts of n values in bins",
@@ -163,6 +180,9 @@ const struct lab histogram_lab = {
     .facts_size = sizeof histogram_facts[0],
 
     .untouched = histogram_untouched,
+    .techniques = histogram_techniques,
+    .technique_case = {"131075", 256},
+    .handout = "03-histogram",
 };
 
 const struct lab *const workbook_lab = &histogram_lab;

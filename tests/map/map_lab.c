@@ -101,6 +101,30 @@ static const char *map_hint(const struct problem *p, const struct stage *s,
     return NULL;
 }
 
+/* What each stage's kernel must show besides right outputs (workbook.h,
+ * struct technique), in the words of handouts/01-map.md. */
+static const struct technique map_techniques[] = {
+    {"1", "one thread per element", {{0}}},
+    {"2", "a grid-stride loop over a grid sized from the device",
+     {{elements_per_thread, AT_LEAST, 4, "each thread maps one element: no grid-stride loop"}}},
+    {"3", "16-byte float4 loads and stores",
+     {{load_bytes_per_lane, AT_LEAST, 12, "the loads are not 16 bytes a thread"},
+      {store_bytes_per_lane, AT_LEAST, 12, "the stores are not 16 bytes a thread"},
+      {elements_per_thread, AT_LEAST, 8, "each thread maps one vector: no grid-stride loop"}}},
+    {"4a", "stage 2's grid-stride loop over an array of structures",
+     {{elements_per_thread, AT_LEAST, 4, "each thread maps one element: no grid-stride loop"}}},
+    {"4b", "stage 2's grid-stride loop over the x array alone (structure of arrays)",
+     {{elements_per_thread, AT_LEAST, 4, "each thread maps one element: no grid-stride loop"},
+      {traffic, AT_MOST, 1.5, "it moves more than the x values it uses (the records, not the x "
+                              "array)"}}},
+    {"5", "one float4 a thread, with a grid sized from n",
+     {{load_bytes_per_lane, AT_LEAST, 12, "the loads are not 16 bytes a thread"},
+      {store_bytes_per_lane, AT_LEAST, 12, "the stores are not 16 bytes a thread"},
+      {elements_per_thread, AT_MOST, 8, "threads loop over many vectors: the grid is not sized "
+                                        "from n"}}},
+    {NULL},
+};
+
 const struct lab map_lab = {
     .name = "map",
     .operation = "out[i] = 1.5 * in[i] - 0.25 over floats",
@@ -113,6 +137,9 @@ const struct lab map_lab = {
     .hint = map_hint,
     .facts = map_facts,
     .facts_size = sizeof map_facts[0],
+    .techniques = map_techniques,
+    .technique_case = {"131075", 256},
+    .handout = "01-map",
 };
 
 const struct lab *const workbook_lab = &map_lab;

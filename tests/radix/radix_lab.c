@@ -249,6 +249,17 @@ static const struct grade_case radix_grade_cases[] = {
     {NULL, 0},
 };
 
+/* What each stage's kernel must show besides right outputs (workbook.h,
+ * struct technique), in the words of handouts/08-radix.md. */
+static const struct technique radix_techniques[] = {
+    {"1", "a bit a pass: flag, library scan, split", {{0}}},
+    {"2", "4-bit digits: 8 passes over the keys",
+     {{bytes_stored_per_output, AT_MOST, 9, "more than 8 passes over the keys"}}},
+    {"3", "8-bit digits: 4 passes over the keys",
+     {{bytes_stored_per_output, AT_MOST, 5, "more than 4 passes over the keys"}}},
+    {NULL},
+};
+
 const struct lab radix_lab = {
     .name = "radix",
     .operation = "the keys sorted ascending, stably (pairs: each key's value with it)",
@@ -271,6 +282,9 @@ const struct lab radix_lab = {
     /* 14 variants of 2^24 keys took 20-24 s of a test's 30 on the H100,
      * nearly all of it the host's: at that size one variant */
     .all_variants_up_to = 1000003,
+    .techniques = radix_techniques,
+    .technique_case = {"131075", 256},
+    .handout = "08-radix",
 };
 
 const struct lab *const workbook_lab = &radix_lab;

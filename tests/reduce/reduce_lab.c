@@ -202,6 +202,45 @@ static int reduce_threads(const struct stage *s, int block)
 
 static const char *const reduce_variants[] = {"int", "float", NULL};
 
+/* What each stage's kernel must show besides right outputs (workbook.h,
+ * struct technique), in the words of handouts/02-reduce.md. */
+static const struct technique reduce_techniques[] = {
+    {"1", "interleaved addressing", {{0}}},
+#define ACTIVE_WARPS                                                                        \
+    {shared_lanes_share, AT_LEAST, 0.5, "the working threads are scattered over the warps: "  \
+                                        "their index is not strided"}
+#define NO_CONFLICTS                                                                        \
+    {shared_wavefronts_per_request, AT_MOST, 1.5, "shared memory accesses conflict in banks: " \
+                                                  "the addressing is not sequential"}
+#define FIRST_ADD                                                                           \
+    {elements_per_thread, AT_LEAST, 1.9, "each thread loads one value: no add during the load"}
+#define WARP_UNROLLED                                                                       \
+    {barriers_per_block, AT_MOST, 6, "a __syncthreads() at every level of the tree, the last "  \
+                                     "warp's too"}
+    {"2", "a strided index, so that whole warps idle instead of half their lanes",
+     {ACTIVE_WARPS}},
+    {"3", "sequential addressing, free of bank conflicts", {ACTIVE_WARPS, NO_CONFLICTS}},
+    {"4", "the first add during the load", {ACTIVE_WARPS, NO_CONFLICTS, FIRST_ADD}},
+    {"5", "the last warp unrolled, with no barriers",
+     {ACTIVE_WARPS, NO_CONFLICTS, FIRST_ADD, WARP_UNROLLED}},
+    {"6", "complete unrolling, the block size a template parameter",
+     {ACTIVE_WARPS, NO_CONFLICTS, FIRST_ADD, WARP_UNROLLED}},
+    {"7", "cascading: each thread sums many values before the tree",
+     {NO_CONFLICTS, WARP_UNROLLED,
+      {elements_per_thread, AT_LEAST, 8, "each thread sums one or two values: no grid-stride "
+                                         "sums"}}},
+    {"8", "warp shuffles, and one atomicAdd a block",
+     {{warp_shuffles, AT_LEAST, 1, "no warp shuffles"},
+      {global_atomics_per_block, AT_MOST, 1, "more than one global atomic a block"},
+      {elements_per_thread, AT_LEAST, 8, "each thread sums one or two values: no grid-stride "
+                                         "sums"}}},
+#undef ACTIVE_WARPS
+#undef NO_CONFLICTS
+#undef FIRST_ADD
+#undef WARP_UNROLLED
+    {NULL},
+};
+
 const struct lab reduce_lab = {
     .name = "reduce",
     .operation = "the sum of n values",
@@ -217,6 +256,9 @@ const struct lab reduce_lab = {
     .facts = reduce_facts,
     .facts_size = sizeof reduce_facts[0],
     .untouched = reduce_untouched,
+    .techniques = reduce_techniques,
+    .technique_case = {"131075", 256},
+    .handout = "02-reduce",
 };
 
 const struct lab *const workbook_lab = &reduce_lab;

@@ -58,6 +58,23 @@ static int scan_blelloch_threads(const struct stage *s, int block)
     return (int)(blelloch_segment(block) / facts(s)->values);
 }
 
+/* What each stage's kernel must show besides right outputs (workbook.h,
+ * struct technique), in the words of handouts/05-scan-Blelloch.md. */
+static const struct technique scan_Blelloch_techniques[] = {
+    {"1", "an up-sweep and a down-sweep (exclusive)", {{0}}},
+#define PADDED                                                                              \
+    {shared_wavefronts_per_request, AT_MOST, 1.5, "shared memory accesses conflict in banks: " \
+                                                  "the indices are not padded"}
+    {"2", "padded shared indices: no bank conflicts", {PADDED}},
+    {"3", "the Brent-Kung down phase: one add a node, no swap, no cleared root",
+     {PADDED, {shared_stores_per_element, AT_MOST, 0.13, "the down phase swaps and adds: "
+                                                         "Blelloch's, not Brent-Kung's"}}},
+    {"4", "eight values a thread, scanned in registers first",
+     {{elements_per_thread, AT_LEAST, 6, "each thread holds one or two values"}}},
+#undef PADDED
+    {NULL},
+};
+
 const struct lab scan_Blelloch_lab = {
     .name = "scan-Blelloch",
     .operation = "prefix sums of each block's segment of n values (two values a thread, eight in stage 4)",
@@ -72,6 +89,9 @@ const struct lab scan_Blelloch_lab = {
     .hint = scan_blelloch_hint,
     .facts = scan_blelloch_facts,
     .facts_size = sizeof scan_blelloch_facts[0],
+    .techniques = scan_Blelloch_techniques,
+    .technique_case = {"131075", 256},
+    .handout = "05-scan-Blelloch",
 };
 
 const struct lab *const workbook_lab = &scan_Blelloch_lab;

@@ -40,6 +40,18 @@ static int scan_hs_threads(const struct stage *s, int block)
     return (int)hs_segment(block);
 }
 
+/* What each stage's kernel must show besides right outputs (workbook.h,
+ * struct technique), in the words of handouts/04-scan-HS.md. */
+static const struct technique scan_HS_techniques[] = {
+    {"1", "double-buffered shared memory", {{0}}},
+    {"2", "in place: each step reads into a register, then writes, a barrier after each",
+     {{barriers_per_block, AT_LEAST, 14, "one barrier a step: the scan is not done in place"}}},
+    {"3", "warp shuffles, then a scan of the warps' totals",
+     {{warp_shuffles, AT_LEAST, 1, "no warp shuffles"},
+      {barriers_per_block, AT_MOST, 4, "a barrier at every step: the warps do not scan alone"}}},
+    {NULL},
+};
+
 const struct lab scan_HS_lab = {
     .name = "scan-HS",
     .operation = "prefix sums of each block's segment of n values (one value a thread)",
@@ -54,6 +66,9 @@ const struct lab scan_HS_lab = {
     .hint = scan_hs_hint,
     .facts = scan_hs_facts,
     .facts_size = sizeof scan_hs_facts[0],
+    .techniques = scan_HS_techniques,
+    .technique_case = {"131075", 256},
+    .handout = "04-scan-HS",
 };
 
 const struct lab *const workbook_lab = &scan_HS_lab;

@@ -59,6 +59,23 @@ static int scan_large_threads(const struct stage *s, int block)
     return tile_threads(block);
 }
 
+/* What each stage's kernel must show besides right outputs (workbook.h,
+ * struct technique), in the words of handouts/06-scan-large-arrays.md. */
+static const struct technique scan_large_arrays_techniques[] = {
+    {"1", "scan-then-propagate", {{0}}},
+    {"2", "reduce-then-scan: each output written once",
+     {{bytes_stored_per_output, AT_MOST, 1.5, "the output is written twice: the tiles' sums "
+                                              "are added after the scan"}}},
+#define SINGLE_PASS                                                                         \
+    {traffic, AT_MOST, 1.25, "the data is read more than once: not a single pass"}
+    {"3", "a single pass, each tile waiting for its neighbour's prefix", {SINGLE_PASS}},
+    {"4", "a single pass with decoupled look-back",
+     {SINGLE_PASS, {flag_stores_per_block, AT_LEAST, 1.5, "a tile publishes only its prefix: "
+                                                          "not its total first"}}},
+#undef SINGLE_PASS
+    {NULL},
+};
+
 const struct lab scan_large_arrays_lab = {
     .name = "scan-large-arrays",
     .operation = "prefix sums of all n values",
@@ -79,6 +96,9 @@ const struct lab scan_large_arrays_lab = {
             "reads it once); a tile waits on its own word, or on one no tile ever writes "
             "(tile 0 must publish without waiting); or the flag tested is not the one "
             "published.",
+    .techniques = scan_large_arrays_techniques,
+    .technique_case = {"131075", 256},
+    .handout = "06-scan-large-arrays",
 };
 
 const struct lab *const workbook_lab = &scan_large_arrays_lab;

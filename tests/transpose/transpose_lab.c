@@ -159,6 +159,28 @@ static const struct grade_case transpose_grade_cases[] = {
     {NULL, 0},
 };
 
+/* What each stage's kernel must show besides right outputs (workbook.h,
+ * struct technique), in the words of handouts/09-transpose.md. */
+static const struct technique transpose_techniques[] = {
+    {"1", "a thread an element", {{0}}},
+#define TILED                                                                               \
+    {store_sectors_per_request, AT_MOST, 4.5, "the stores are not coalesced: no tile in "      \
+                                              "shared memory"}
+#define PADDED                                                                              \
+    {shared_load_wavefronts_per_request, AT_MOST, 1.5, "reading the tile's columns conflicts " \
+                                                       "in banks: the tile is not padded"}
+    {"2", "a tile in shared memory, so that both reads and writes are coalesced", {TILED}},
+    {"3", "the tile padded to 33 columns", {TILED, PADDED}},
+    {"4", "fewer threads than a tile has elements: each moves several",
+     {TILED, PADDED, {elements_per_thread, AT_LEAST, 2, "each thread moves one element"}}},
+    {"5", "64x64 tiles",
+     {TILED, PADDED, {elements_per_thread, AT_LEAST, 6, "each thread moves four elements or "
+                                                        "fewer: the tiles are not 64x64"}}},
+#undef TILED
+#undef PADDED
+    {NULL},
+};
+
 const struct lab transpose_lab = {
     .name = "transpose",
     .matrix = true,
@@ -173,6 +195,9 @@ const struct lab transpose_lab = {
     .facts = transpose_facts,
     .facts_size = sizeof transpose_facts[0],
     .grade_cases = transpose_grade_cases,
+    .techniques = transpose_techniques,
+    .technique_case = {"256x288", 256},
+    .handout = "09-transpose",
 };
 
 const struct lab *const workbook_lab = &transpose_lab;

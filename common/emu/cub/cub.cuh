@@ -32,6 +32,7 @@ struct DeviceReduce {
     {
         if (detail::sizing(temp, bytes))
             return cudaSuccess;
+        emu_note_library((double)n * sizeof *in);
         typename std::remove_reference<decltype(*out)>::type sum = 0;
         for (long long i = 0; i < n; i++)
             sum += in[i];
@@ -47,6 +48,7 @@ struct DeviceScan {
     {
         if (detail::sizing(temp, bytes))
             return cudaSuccess;
+        emu_note_library((double)n * (sizeof *in + sizeof *out));
         typename std::remove_reference<decltype(*out)>::type sum = 0;
         for (long long i = 0; i < n; i++) {
             auto x = in[i]; /* in and out may be the same array */
@@ -61,6 +63,7 @@ struct DeviceScan {
     {
         if (detail::sizing(temp, bytes))
             return cudaSuccess;
+        emu_note_library((double)n * (sizeof *in + sizeof *out));
         typename std::remove_reference<decltype(*out)>::type sum = 0;
         for (long long i = 0; i < n; i++)
             out[i] = sum += in[i];
@@ -78,6 +81,7 @@ struct DeviceHistogram {
         if (detail::sizing(temp, bytes))
             return cudaSuccess;
         int bins = num_levels - 1;
+        emu_note_library((double)n * sizeof *samples + (double)bins * sizeof *histogram);
         std::fill(histogram, histogram + bins, Counter(0));
         for (long long i = 0; i < n; i++) {
             double x = (double)samples[i];
@@ -95,6 +99,7 @@ struct DeviceRadixSort {
     {
         if (detail::sizing(temp, bytes))
             return cudaSuccess;
+        emu_note_library(2.0 * n * sizeof *in);
         std::copy(in, in + n, out);
         std::stable_sort(out, out + n);
         return cudaSuccess;
@@ -106,6 +111,7 @@ struct DeviceRadixSort {
     {
         if (detail::sizing(temp, bytes))
             return cudaSuccess;
+        emu_note_library(2.0 * n * (sizeof *keys_in + sizeof *values_in));
         std::vector<long long> order(n);
         for (long long i = 0; i < n; i++)
             order[i] = i;
@@ -130,6 +136,7 @@ struct DeviceSelect {
     {
         if (detail::sizing(temp, bytes))
             return cudaSuccess;
+        emu_note_library((double)n * (sizeof *in + sizeof *flags + sizeof *out));
         Count k = 0;
         for (long long i = 0; i < n; i++)
             if (flags[i])
@@ -143,6 +150,7 @@ struct DeviceSelect {
     {
         if (detail::sizing(temp, bytes))
             return cudaSuccess;
+        emu_note_library((double)n * (sizeof *in + sizeof *out));
         Count k = 0;
         for (long long i = 0; i < n; i++)
             if (keep(in[i]))
