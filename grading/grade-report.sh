@@ -2,7 +2,9 @@
 # grade-report.sh OUT LAB...: the class's grades, for the submissions
 # OUT/.graded names (this run's, folder names without spaces), from
 # OUT/<name>/<lab>/score.tsv
-# (lab, stage, points, out of, why): OUT/grades.csv, one row a submission,
+# (lab, stage, points, out of, why, technique): OUT/grades.csv, one row a
+# submission, with the stages whose outputs were right but whose kernels
+# lack their idea,
 # OUT/summary.md for the instructor, OUT/junit.xml for CI (a test suite a
 # submission, a test case a stage), and OUT/<name>/results.json in
 # Gradescope's autograder format (a test a stage).
@@ -14,21 +16,24 @@ mapfile -t graded < <(sort "$out/.graded")
 {
     printf 'submission'
     for lab in "$@"; do printf ',%s' "$lab"; done
-    printf ',total,out of\n'
+    printf ',total,out of,idea missing\n'
     for name in "${graded[@]}"; do d=$out/$name
         [ -f "$d/${1}/score.tsv" ] || continue
         printf '"%s"' "$(sed 's/"/""/g' "$d/.name")"
         for lab in "$@"; do
             printf ',%s' "$(awk -F'\t' '{ t += $3 } END { print t + 0 }' "$d/$lab/score.tsv")"
         done
-        awk -F'\t' '{ t += $3; m += $4 } END { printf ",%s,%s\n", t + 0, m + 0 }' "$d"/*/score.tsv
+        awk -F'\t' '{ t += $3; m += $4 }
+            $6 == "missing" { lazy = lazy (lazy == "" ? "" : "; ") $1 " " $2 }
+            END { printf ",%s,%s,\"%s\"\n", t + 0, m + 0, lazy }' "$d"/*/score.tsv
     done
 } > "$csv"
 {
     echo "# Grades"
     echo
     echo "$(($(wc -l < "$csv") - 1)) submissions, labs: $*. Each stage scores its points only if"
-    echo "every case of it was judged right by the grader's own binary (grading/grade.sh)."
+    echo "every case of it was judged right by the grader's own binary (grading/grade.sh), and"
+    echo "its kernel shows the stage's idea, as counted under the emulation."
     cat "$out/.how"
     echo
     for name in "${graded[@]}"; do d=$out/$name

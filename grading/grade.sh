@@ -18,6 +18,11 @@
 #   here, and judges those files (run judge=...). Nothing the submission
 #   prints, returns or writes elsewhere counts; a stage gets its points only
 #   if every case of it was judged right.
+# - And only if its kernel shows the stage's idea: the emulated driver,
+#   built from the same file in the sandbox, counts each stage once (run
+#   technique=all) against the signatures of this checkout's tests. A stage
+#   whose outputs are right without its idea gets its points less the
+#   weights file's technique share (all of them by default).
 set -u
 build=$1 submissions=$2 out=$3
 shift 3
@@ -44,6 +49,12 @@ points() {
     local p
     p=$(awk -v l="$1" -v s="$2" '$1 == l && $2 == s { print $3 }' "$weights" 2> /dev/null)
     echo "${p:-1}"
+}
+# The share of a stage's points its technique carries: the weights file's
+# "technique SHARE" (0 to 1), else 1: right outputs without the idea score 0.
+technique_share() {
+    awk '$1 == "technique" && $2 ~ /^(0|1|0?\.[0-9]+)$/ && $2 <= 1 { s = $2 } END { print (s == "" ? 1 : s) }' \
+        "$weights" 2> /dev/null || echo 1
 }
 
 # Where the kernels ran, for every report.
@@ -109,10 +120,15 @@ grade_lab() { # SUBMISSION NAME LAB: one lab of one submission, into OUT/NAME/LA
     mkdir -p "$dir"
     local stages
     stages=$(stage_ids "$lab")
-    score() { # STAGE STATUS WHY
-        local p
+    # score.tsv: lab, stage, points, out of, why, technique (shown, missing,
+    # or - where the outputs were wrong, so it was not asked)
+    score() { # STAGE STATUS WHY [TECHNIQUE]
+        local p got
         p=$(points "$lab" "$1")
-        printf '%s\t%s\t%s\t%s\t%s\n' "$lab" "$1" "$([ "$2" = pass ] && echo "$p" || echo 0)" "$p" "$3" >> "$dir/score.tsv"
+        got=0
+        [ "$2" = pass ] && got=$p
+        [ "$2" = lazy ] && got=$(awk -v p="$p" -v s="$(technique_share)" 'BEGIN { print p * (1 - s) }')
+        printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$lab" "$1" "$got" "$p" "$3" "${4:--}" >> "$dir/score.tsv"
     }
     : > "$dir/score.tsv"
     if [ ! -f "$src" ]; then
@@ -131,10 +147,12 @@ grade_lab() { # SUBMISSION NAME LAB: one lab of one submission, into OUT/NAME/LA
     diff -u "$here/solutions/$lab/$lab.cu" "$work/labs/$lab/$lab.cu" > "$dir/diff-solution.diff"
     # build and run, untrusted
     local hide=("$here" "$submissions" "$out")
-    local bin=build/labs/$lab/run
-    [ "$EMU" = 1 ] && bin=build/emu/labs/$lab/run
+    local bin=build/labs/$lab/run ebin=build/emu/labs/$lab/run
+    [ "$EMU" = 1 ] && bin=$ebin
+    # the techniques are counted by the emulated build, on a GPU too
     SANDBOX_KEEP=build grading/sandbox.sh "$work" "${GRADE_BUILD_SECONDS:-600}" "${hide[@]}" -- \
-        env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make --no-print-directory -j2 EMU="$EMU" LAB="$lab" "$bin" 2>&1 |
+        env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL sh -c "make --no-print-directory -j2 EMU=$EMU LAB=$lab $bin &&
+            { [ $bin = $ebin ] || make --no-print-directory -j2 EMU=1 LAB=$lab $ebin; }" 2>&1 |
         head -c 200000 > "$dir/build.log"
     if [ ! -x "$work/$bin" ]; then
         local why
@@ -142,7 +160,7 @@ grade_lab() { # SUBMISSION NAME LAB: one lab of one submission, into OUT/NAME/LA
         for s in $stages; do score "$s" build "does not compile: $why"; done
         return
     fi
-    local script="" k=0 c
+    local script="mkdir -p results && ./$ebin technique=all seed=$seed > results/technique.tsv 2>&1;" k=0 c
     for c in $(cases "$lab"); do
         k=$((k + 1))
         script+="mkdir -p results/$k && ./$bin once=1 dump=results/$k n=${c%%:*} block=${c##*:} seed=$seed;"
@@ -175,13 +193,31 @@ grade_lab() { # SUBMISSION NAME LAB: one lab of one submission, into OUT/NAME/LA
         right=$(awk -F'\t' -v s="$s" '$1 == "RESULT" && $2 == s && $6 == "ok"' "$dir/judge.log" | wc -l)
         wrong=$(awk -F'\t' -v s="$s" '$1 == "RESULT" && $2 == s && $6 != "ok"' "$dir/judge.log" | wc -l)
         if [ "$wrong" -eq 0 ] && [ "$right" -ge "$cases_n" ]; then
-            score "$s" pass "$right cases right"
+            local technique verdict
+            technique=$(technique_of "$s" "$work/results/technique.tsv")
+            verdict=${technique%%$'\t'*}
+            if [ "$verdict" = shown ]; then
+                score "$s" pass "$right cases right, and its kernel shows its idea" shown
+            elif [ -n "$technique" ]; then
+                score "$s" lazy "$right cases right, but ${technique#*$'\t'}" missing
+            else
+                score "$s" lazy "$right cases right, but its technique could not be counted (the emulated build gave no verdict)" missing
+            fi
         else
             score "$s" fail "$(cat "$dir/stopped" 2> /dev/null)$wrong of $((right + wrong)) cases wrong; first: $(first_wrong "$s" "$dir/judge.log")"
         fi
     done
     [ -s "$dir/frame.diff" ] && echo "frame changed outside the TODO regions (not used): see frame.diff" > "$dir/frame.note"
     rm -rf "$work"
+}
+
+# What the emulated driver in the sandbox said of stage $1's technique, in
+# file $2: the verdict (shown, or another: missing, wrong) and its sentence,
+# tab-separated; nothing when it said nothing of it.
+technique_of() {
+    awk -F'\t' -v s="$1" '$1 == "TECHNIQUE" && $2 == s && $3 ~ /^(shown|missing|wrong)$/ {
+        print ($3 == "shown" ? "shown" : "missing") "\t" ($3 == "wrong" ? "under the emulation, " : "") $4; exit }' \
+        "$2" 2> /dev/null | head -c 600
 }
 
 # The first wrong case of stage $1 in judge log $2, with its reason (the
@@ -202,7 +238,7 @@ grade_one() { # SUBMISSION: every lab, one after another
     for lab in "${labs[@]}"; do grade_lab "$sub" "$name" "$lab"; done
     echo "grade: $base: $(awk -F'\t' '{ t += $3; m += $4 } END { print t " of " m }' "$out/$name"/*/score.tsv)"
 }
-export -f grade_one grade_lab stage_ids cases points first_wrong frame
+export -f grade_one grade_lab stage_ids cases points technique_share technique_of first_wrong frame
 export build out here submissions seed weights pristine
 export LABS_LIST="${labs[*]}"
 if [ -z "$(find "$submissions" -mindepth 1 -maxdepth 1 -type d -print -quit)" ]; then

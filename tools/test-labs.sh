@@ -5,7 +5,8 @@
 #
 # From make: SEED (one is drawn if empty), STAGE, VARIANT, N and BLOCK (the
 # tests read the first three, the table all five), EMU, TESTFLAGS
-# (Criterion's own options), WORKBOOK_MAKE_ARGS; FORMAT (junit, json or tap)
+# (Criterion's own options), WORKBOOK_MAKE_ARGS; TECHNIQUE_BUILD, where the
+# emulated drivers are that count each stage's technique on a GPU; FORMAT (junit, json or tap)
 # and REPORTS, the folder where each lab's report in that format goes.
 build=$1 tree=$2
 shift 2
@@ -22,6 +23,7 @@ esac
 for lab in "$@"; do
     # shellcheck disable=SC2086 # TESTFLAGS are words for Criterion
     WORKBOOK_SUMMARY=$summaries/$lab.summary WORKBOOK_PASSED=$summaries/$lab.passed \
+        WORKBOOK_TECHNIQUE_RUN=${TECHNIQUE_BUILD:-build/emu}/$tree/$lab/run \
         "$build/$tree/$lab/test" $TESTFLAGS ${report:+"--$report=$REPORTS/$lab.$report"} || status=1
 done
 [ -z "$report" ] || echo "test: each lab's results as $FORMAT: $(printf "$REPORTS/%s.$report " "$@")"

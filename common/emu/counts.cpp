@@ -15,7 +15,8 @@
  * - and the lanes taking part.
  * The totals are kept per instruction and added up per source line.
  * Beside them, what shows a stage's technique: launches, blocks, barriers,
- * warp collectives and atomics (which are not requests here).
+ * warp collectives, atomics and volatile stores to device memory (flags).
+ * Atomics and volatile loads of device memory (polls) are no requests.
  *
  * A float4's copy is one 16-byte access, as on a GPU, because the
  * emulation's vector types copy all their bytes at once (cuda_runtime.h). */
@@ -139,8 +140,13 @@ void on_access(const block_runner &r, const access_event &a)
         (a.shared ? seen.shared_atomics : seen.global_atomics)++;
         return;
     }
-    if (a.kind == VOLATILE && a.write && !a.shared)
+    if (a.kind == VOLATILE && !a.shared) {
+        /* flags: how often a block polls one depends on the emulation's
+         * schedule, not on the kernel, so it is no request here */
+        if (!a.write)
+            return;
         seen.flag_stores++;
+    }
     unsigned t = r.current;
     unsigned long long since = block.barriers * 0x100000001b3ull + block.collectives[t / 32];
     executions &e = block.times[((unsigned long long)(size_t)a.pc << 10) | t];

@@ -331,8 +331,9 @@ unsigned long long emu_bytes_written(const void *base);
  * warp), the 32-byte sectors they touch in device memory or the wavefronts
  * they take in shared memory (the most distinct words in one bank), the
  * fewest that could serve the bytes they ask for, the lanes taking part and
- * the distinct bytes they ask for. Atomics are not among the accesses, but
- * counted apart, as are the launches and what their blocks did: what a
+ * the distinct bytes they ask for. Atomics and volatile loads of device
+ * memory (a flag's polls: as many as the schedule makes) are not among the
+ * accesses; atomics are counted apart, as are the launches and what their blocks did: what a
  * stage's idea shows (a workbook stage's technique check). */
 enum { EMU_GLOBAL_LOAD, EMU_GLOBAL_STORE, EMU_SHARED_LOAD, EMU_SHARED_STORE, EMU_ACCESS_KINDS };
 struct emu_access_counts {

@@ -72,9 +72,18 @@ static const struct facts rows_without_10[] = {{"1", 1}, {"4a", 4}, {"4b", 5}, {
 static const struct facts rows_and_a_5[] = {
     {"1", 1}, {"4a", 4}, {"4b", 5}, {"5", 5}, {"10", 10}, {"lib", 0}, {NULL, 0},
 };
+static const struct technique techniques[] = {
+    {"1", "one", {{0}}},
+    {"4a", "four a", {{shared_atomics, AT_LEAST, 1, "no shared-memory atomics"},
+                      {launches, AT_MOST, 1, "more than one launch"}}},
+    {"4b", "four b", {{0}}},
+    {"10", "ten", {{0}}},
+    {NULL},
+};
 #define TABLES(facts_rows) \
     .name = "fake", .stages = stages, .library = &library, .facts = facts_rows, \
-    .facts_size = sizeof facts_rows[0]
+    .facts_size = sizeof facts_rows[0], .techniques = techniques, \
+    .technique_case = {"1000", 256}, .handout = "00-fake"
 
 Test(lab_tables, give_each_stage_and_the_library_its_row)
 {
@@ -104,8 +113,59 @@ Test(lab_tables, refuse_two_stages_of_one_id,
      .exit_code = 2, .init = cr_redirect_stderr)
 {
     static const struct stage twice[] = {{"1", "one", NULL}, {"1", "one again", NULL}, {NULL}};
-    const struct lab lab = {.name = "fake", .stages = twice};
+    const struct lab lab = {.name = "fake", .stages = twice, .techniques = techniques};
     lab_check(&lab);
+}
+
+Test(lab_tables, refuse_a_stage_without_a_technique, .exit_code = 2, .init = cr_redirect_stderr)
+{
+    static const struct technique three[] = {
+        {"1", "one", {{0}}}, {"4a", "four a", {{0}}}, {"4b", "four b", {{0}}}, {NULL}};
+    struct lab lab = {TABLES(rows)};
+    lab.techniques = three;
+    lab_check(&lab);
+}
+
+Test(lab_tables, refuse_a_trait_that_says_not_what_is_missing, .exit_code = 2,
+     .init = cr_redirect_stderr)
+{
+    static const struct technique mute[] = {{"1", "one", {{launches, AT_MOST, 1, NULL}}},
+                                            {"4a", "a", {{0}}}, {"4b", "b", {{0}}},
+                                            {"10", "ten", {{0}}}, {NULL}};
+    struct lab lab = {TABLES(rows)};
+    lab.techniques = mute;
+    lab_check(&lab);
+}
+
+/* ---- techniques: the first trait a run's counts fail --------------------- */
+
+Test(techniques, pass_only_when_every_trait_holds)
+{
+    const struct lab lab = {TABLES(rows)};
+    struct problem p = {.lab = &lab, .n = 1000};
+    struct access_counts c = {.shared_atomics = 5, .launches = 1};
+    double got = -1;
+    cr_expect_null(technique_missing(&p, &stages[1], &c, &got));
+    c.shared_atomics = 0;
+    const struct trait *t = technique_missing(&p, &stages[1], &c, &got);
+    cr_assert_not_null(t);
+    cr_expect_str_eq(t->missing, "no shared-memory atomics");
+    cr_expect_eq(got, 0);
+    c.shared_atomics = 5, c.launches = 3;
+    t = technique_missing(&p, &stages[1], &c, &got);
+    cr_assert_not_null(t);
+    cr_expect_str_eq(t->missing, "more than one launch");
+    cr_expect_eq(got, 3);
+    cr_expect_null(technique_missing(&p, &stages[0], &c, &got), "a stage without traits fails");
+}
+
+Test(techniques, name_the_idea_and_the_handout)
+{
+    const struct lab lab = {TABLES(rows)};
+    char text[256];
+    technique_sentence(&lab, &stages[1], &techniques[1].traits[0], text, sizeof text);
+    cr_expect_str_eq(text, "no shared-memory atomics: this stage's idea is four a "
+                           "(handouts/00-fake.md, stage 4a)");
 }
 
 Test(lab_tables, refuse_a_grading_case_of_another_shape,

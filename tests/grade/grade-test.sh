@@ -82,6 +82,12 @@ __attribute__((constructor)) static void evil() {
         if (fclose(f) != 0 || m < 64) break;
     }
 }')"
+# right outputs without the stage's idea: stage 3 maps float by float, in
+# the loop meant for the tail
+mkdir -p "$class/lazy/labs/map" && sed -e 's/for (size_t i = start; i < vectors; i += stride) {/for (size_t i = start; i < 0; i += stride) {/' \
+    -e 's/for (size_t i = 4 \* vectors + start; i < n; i += stride)/for (size_t i = start; i < n; i += stride)/' \
+    "$good" > "$class/lazy/labs/map/map.cu"
+cmp -s "$good" "$class/lazy/labs/map/map.cu" && { echo "grade-test: the lazy submission is the good one"; exit 1; }
 # what once made the test binary report every test passed, on the skeleton
 BASE=labs/map/map.cu submit defines-criterion "$(escape 'extern "C" int criterion_run_all_tests(void *set) { (void)set; return 1; }')"
 # a header of its own, which once set the tolerance the grader checked with
@@ -137,6 +143,11 @@ expect own-header "$full" # the header is the grader's
 expect no-map 0
 reason no-map 'no labs/map/map.cu'
 
+expect lazy $((full - 1))
+reason lazy 'right, but the loads are not 16 bytes a thread'
+grep -q '"lazy",.*,"map 3"$' "$out/grades.csv" ||
+    { echo "grade-test: grades.csv does not name the stage whose idea is missing"; status=1; }
+
 expect changes-table 1
 grep -q "frame changed" "$out"/changes-table/map/frame.note 2> /dev/null ||
     { echo "grade-test: changes-table: the changed stage table was not reported"; status=1; }
@@ -144,7 +155,7 @@ grep -q "frame changed" "$out"/changes-table/map/frame.note 2> /dev/null ||
 cases=$(( $(find "$class" -mindepth 1 -maxdepth 1 -type d | wc -l) * full ))
 if ! { grep -q "\"score\": $full," "$out/$(name 'good one')/results.json" &&
        [ "$(grep -c '<testcase ' "$out/junit.xml")" = "$cases" ] &&
-       grep -q "^\"good one\",$full,$full,$full\$" "$out/grades.csv"; }; then
+       grep -q "^\"good one\",$full,$full,$full,\"\"\$" "$out/grades.csv"; }; then
     echo "grade-test: results.json, junit.xml or grades.csv do not say what the scores say"; status=1
 fi
 
