@@ -15,10 +15,12 @@ echo "check: $probe"
 status=0
 export SEED=${SEED:-$((RANDOM * 32768 + RANDOM))} NO_COLOR=1
 unset STAGE VARIANT
+# on a GPU, the emulated drivers that count the techniques (make builds them)
+emu_build=${build%/emu}/emu
 for lab in "$@"; do
     logs=$build/check/$lab
     mkdir -p "$logs"
-    if "$build/solutions/$lab/test" --tap="$logs/solution.tap" > "$logs/solution.log" 2>&1; then
+    if WORKBOOK_TECHNIQUE_RUN=$emu_build/solutions/$lab/run "$build/solutions/$lab/test" --tap="$logs/solution.tap" > "$logs/solution.log" 2>&1; then
         echo "check: $lab: $(grep -c '^ok' "$logs/solution.tap") of" \
              "$(grep -c '^\(not \)\?ok' "$logs/solution.tap") tests pass on the solution"
     else
@@ -27,7 +29,7 @@ for lab in "$@"; do
         status=1
     fi
     # (up to 50000 elements: each stage of a skeleton fails at every size)
-    WORKBOOK_LARGEST_N=50000 "$build/skeletons/$lab/test" --tap="$logs/skeleton.tap" > "$logs/skeleton.log" 2>&1
+    WORKBOOK_LARGEST_N=50000 WORKBOOK_TECHNIQUE_RUN=$emu_build/skeletons/$lab/run "$build/skeletons/$lab/test" --tap="$logs/skeleton.tap" > "$logs/skeleton.log" 2>&1
     suites=$("$build/skeletons/$lab/test" --list 2>/dev/null | sed -n 's/^\([A-Za-z0-9_]*_stage[0-9a-z]*\): .*/\1/p')
     passing=""
     for suite in $suites; do

@@ -66,9 +66,10 @@ static enum technique_verdict technique_elsewhere(const struct stage *s, uint64_
 {
     const char *run = getenv("WORKBOOK_TECHNIQUE_RUN");
     if (!run || !*run || access(run, X_OK) != 0) {
-        snprintf(text, len, "not counted: the emulated build of this lab (%s) is missing; make "
-                 "test builds it", run && *run ? run : "WORKBOOK_TECHNIQUE_RUN is not set");
-        return WRONG;
+        snprintf(text, len, "its technique was not counted: the emulated build of this lab (%s) "
+                 "is missing; make test builds it",
+                 run && *run ? run : "WORKBOOK_TECHNIQUE_RUN is not set");
+        return UNCOUNTED;
     }
     char command[1024], line[2048] = "";
     snprintf(command, sizeof command, "'%s' technique=%s seed=%llu 2>&1", run, s->id,
@@ -89,9 +90,9 @@ static enum technique_verdict technique_elsewhere(const struct stage *s, uint64_
             if (strcmp(verdict, technique_verdict_names[v]) == 0)
                 return (enum technique_verdict)v;
     }
-    snprintf(text, len, "not counted: the emulated driver %s gave no verdict%s%.300s", run,
-             *line ? ": " : "", line);
-    return WRONG;
+    snprintf(text, len, "its technique was not counted: the emulated driver %s gave no "
+             "verdict%s%.300s", run, *line ? ": " : "", line);
+    return UNCOUNTED;
 }
 #endif
 
