@@ -455,6 +455,9 @@ enum technique_verdict stage_technique_check(const struct lab *lab, const struct
         die("%s: its technique case %s is no size", lab->name, at->size);
     if (lab->matrix)
         n *= cols;
+    /* a device of as many SMs on every machine, so that a grid sized from
+     * the device, and what is counted per thread, are the same everywhere */
+    emu_device_sms(TECHNIQUE_SMS);
     struct problem *p = problem_new(lab, 0, n, cols, seed, at->block);
     lab->reference(p);
     struct finding f;
@@ -475,14 +478,15 @@ enum technique_verdict stage_technique_check(const struct lab *lab, const struct
     } else if (t) {
         char sentence[768];
         technique_sentence(lab, s, t, sentence, sizeof sentence);
-        snprintf(text, len, "%s; counted under the emulation at %s = %s, block %d: %.3g, where the idea "
+        snprintf(text, len, "%s; counted under the emulation (%d SMs) at %s = %s, block %d: %.3g, where the idea "
                  "gives %s %g",
-                 sentence, cols ? "rows x cols" : "n", at->size, at->block, got,
+                 sentence, TECHNIQUE_SMS, cols ? "rows x cols" : "n", at->size, at->block, got,
                  t->bound == AT_LEAST ? "at least" : "at most", t->limit);
         v = MISSING;
     } else
         snprintf(text, len, "shown");
     problem_free(p);
+    emu_device_sms(0);
     return v;
 #endif
 }

@@ -310,6 +310,7 @@ void technique_sentence(const struct lab *lab, const struct stage *s, const stru
  * and the figures), WRONG (its outputs are wrong there, or it failed: text
  * says how), UNCOUNTED (this build runs on a GPU, which counts nothing). */
 enum technique_verdict { SHOWN, MISSING, WRONG, UNCOUNTED };
+enum { TECHNIQUE_SMS = 2 }; /* the emulated device's SMs while a technique is counted */
 enum technique_verdict stage_technique_check(const struct lab *lab, const struct stage *s,
                                              uint64_t seed, char *text, size_t len);
 extern const char *const technique_verdict_names[]; /* "shown", "missing", ... */

@@ -349,6 +349,9 @@ struct emu_access_counts {
 };
 void emu_count_begin();
 void emu_count_end(emu_access_counts *all);
+/* From now on the device has `sms` SMs, whatever the cores (0: one per
+ * core): a grid sized from the device is then the same on every machine. */
+void emu_device_sms(unsigned sms);
 /* A device-wide library call (the emulated cub::Device*) that reads and
  * writes `bytes`: a launch, to the counts, and its traffic. */
 void emu_note_library(double bytes);

@@ -64,6 +64,11 @@ cudaError_t cudaGetDeviceCount(int *count) { *count = 1; return cudaSuccess; }
 cudaError_t cudaGetDevice(int *device) { *device = 0; return cudaSuccess; }
 cudaError_t cudaSetDevice(int device) { return device == 0 ? cudaSuccess : cudaErrorInvalidValue; }
 
+/* The SMs the device has: one per core, unless emu_device_sms said. */
+static unsigned fixed_sms;
+void emu_device_sms(unsigned sms) { fixed_sms = sms; }
+static unsigned sms() { return fixed_sms ? fixed_sms : workers(); }
+
 cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int)
 {
     memset(p, 0, sizeof *p);
@@ -71,7 +76,7 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int)
     p->totalGlobalMem = (size_t)sysconf(_SC_PHYS_PAGES) * (size_t)sysconf(_SC_PAGESIZE);
     p->sharedMemPerBlock = 48 * 1024;
     p->sharedMemPerBlockOptin = SHARED_DYNAMIC;
-    p->multiProcessorCount = (int)workers();
+    p->multiProcessorCount = (int)sms();
     p->warpSize = 32;
     p->maxThreadsPerBlock = MAX_THREADS;
     p->maxThreadsPerMultiProcessor = 2048;
@@ -82,7 +87,7 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int)
 cudaError_t cudaDeviceGetAttribute(int *value, cudaDeviceAttr attr, int)
 {
     switch (attr) {
-    case cudaDevAttrMultiProcessorCount: *value = (int)workers(); break;
+    case cudaDevAttrMultiProcessorCount: *value = (int)sms(); break;
     case cudaDevAttrMaxSharedMemoryPerBlock: *value = 48 * 1024; break;
     case cudaDevAttrMaxSharedMemoryPerBlockOptin: *value = (int)SHARED_DYNAMIC; break;
     default: *value = (int)MAX_THREADS;
