@@ -41,7 +41,10 @@ struct grade_case {
  * facts its idea implies, as loosely as the idea allows, and the emulation
  * counts them on one run (common/emu/counts.cpp), GPU or not. A measure is a
  * figure of those counts (check.c has the workbook's; a lab may add its
- * own); a trait bounds one. */
+ * own); a trait bounds one. To choose bounds, WORKBOOK_FIGURES=1
+ * build/emu/solutions/<lab>/run technique=all prints every measure of every
+ * stage; a bound sits between the stage's figure and its lazy mutants'
+ * (tests/mutants), with room on both sides. */
 struct problem;
 struct access_counts;
 typedef double measure(const struct problem *p, const struct access_counts *c);

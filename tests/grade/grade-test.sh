@@ -177,5 +177,16 @@ if flock -n "$out/one/.lock" make --no-print-directory grade SUBMISSIONS="$class
 else
     echo "grade-test: a grading into a busy OUT was not refused"; status=1
 fi
+
+# The weights file's technique share: with "technique 0.5" the lazy stage
+# keeps half its point.
+mkdir -p "$class/share" && cp -r "$class/lazy" "$class/share/" && printf 'technique 0.5\n' > "$out/weights.txt"
+WEIGHTS=$out/weights.txt SEED=7 make --no-print-directory grade SUBMISSIONS="$class/share" \
+    OUT="$out/share" LAB=map EMU="$emu" > "$out/share.log" 2>&1
+if grep -q "^grade: lazy: $((full - 1)).5 of $full\$" "$out/share.log"; then
+    echo "grade-test: with 'technique 0.5' a right stage without its idea keeps half its point"
+else
+    echo "grade-test: with 'technique 0.5' the lazy stage did not keep half its point"; status=1
+fi
 [ $status = 0 ] && echo "grade-test: every attack failed"
 exit $status
