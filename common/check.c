@@ -182,14 +182,15 @@ static double output_bytes(const struct problem *p)
         return figure;                                                                      \
     }
 MEASURE(shared_atomics, c->shared_atomics)
-MEASURE(global_atomics_per_block, ratio(c->global_atomics, c->blocks))
-MEASURE(global_atomics_per_block_and_output, ratio(ratio(c->global_atomics, c->blocks), outputs(p)))
+MEASURE(global_atomics_per_block, ratio(c->global_atomics, c->atomic_blocks))
+MEASURE(global_atomics_per_block_and_output,
+        ratio(ratio(c->global_atomics, c->atomic_blocks), outputs(p)))
 MEASURE(warp_shuffles, c->shuffles)
 MEASURE(warp_votes, c->votes)
 MEASURE(warp_collectives, c->shuffles + c->votes)
 MEASURE(launches, c->launches)
-MEASURE(barriers_per_block, ratio(c->barriers, c->blocks))
-MEASURE(elements_per_thread, ratio((double)p->n, c->threads))
+MEASURE(barriers_per_block, ratio(c->barriers, c->barrier_blocks))
+MEASURE(elements_per_thread, ratio((double)p->n, c->main_threads))
 MEASURE(load_bytes_per_lane, ratio(c->bytes[GLOBAL_LOAD], c->lanes[GLOBAL_LOAD]))
 MEASURE(store_bytes_per_lane, ratio(c->bytes[GLOBAL_STORE], c->lanes[GLOBAL_STORE]))
 MEASURE(load_sectors_per_request, ratio(c->units[GLOBAL_LOAD], c->requests[GLOBAL_LOAD]))
@@ -206,7 +207,7 @@ MEASURE(shared_lanes_share, ratio(c->lanes[SHARED_LOAD] + c->lanes[SHARED_STORE]
 MEASURE(traffic, ratio(32 * (c->units[GLOBAL_LOAD] + c->units[GLOBAL_STORE]) + c->library_bytes,
                        p->bytes))
 MEASURE(shared_stores_per_element, ratio(c->requests[SHARED_STORE], (double)p->n))
-MEASURE(flag_stores_per_block, ratio(c->flag_stores, c->blocks))
+MEASURE(flag_stores_per_block, ratio(c->flag_stores, c->publishing_blocks))
 MEASURE(bytes_stored_per_output, ratio(c->bytes[GLOBAL_STORE] + c->library_bytes / 2,
                                        output_bytes(p)))
 #undef MEASURE

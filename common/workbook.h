@@ -294,6 +294,10 @@ struct access_counts {
      * atomics, one per lane; library_bytes: what library calls moved. */
     double launches, blocks, threads, barriers, shuffles, votes, global_atomics, shared_atomics,
         flag_stores, library_bytes; /* flag_stores: volatile stores to device memory */
+    /* the blocks that passed a barrier, made a global atomic, stored a flag,
+     * and the threads of the largest launch: per block and per thread are
+     * over these, so that a helper kernel does not water them down */
+    double barrier_blocks, atomic_blocks, publishing_blocks, main_threads;
 };
 bool problem_count_accesses(struct problem *p, const struct stage *s, struct access_counts *c);
 void problem_count_lines(void (*line)(const char *where, const struct access_counts *c, void *arg),
@@ -317,8 +321,9 @@ enum { TECHNIQUE_SMS = 2 }; /* the emulated device's SMs while a technique is co
 enum technique_verdict stage_technique_check(const struct lab *lab, const struct stage *s,
                                              uint64_t seed, char *text, size_t len);
 extern const char *const technique_verdict_names[]; /* "shown", "missing", ... */
-/* The workbook's measures, for the labs' traits. Per block and per thread
- * are over every launch; "traffic" is the bytes device memory moves
+/* The workbook's measures, for the labs' traits. Per block is over the
+ * blocks that did what is counted (barriers, global atomics, flag stores),
+ * per thread over the threads of the largest launch; "traffic" is the bytes device memory moves
  * (sectors of 32 bytes, and the library's) over the bytes that must move
  * (p->bytes): about 1 for a single pass. */
 measure shared_atomics, global_atomics_per_block, global_atomics_per_block_and_output,

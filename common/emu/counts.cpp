@@ -85,6 +85,7 @@ std::mutex totals_lock;
 std::map<const void *, instruction_counts> totals; /* by instruction */
 emu_access_counts events; /* the counts that are no requests', under totals_lock */
 unsigned long long launches_before; /* emu::launches when counting began */
+std::map<unsigned long long, double> launch_threads; /* by launch, under totals_lock */
 
 /* What a block did beside its requests, added to events when it ends. */
 struct block_events {
@@ -195,6 +196,10 @@ void on_block_end(const block_runner &r)
         events.global_atomics += seen.global_atomics;
         events.shared_atomics += seen.shared_atomics;
         events.flag_stores += seen.flag_stores;
+        events.barrier_blocks += seen.barriers > 0;
+        events.atomic_blocks += seen.global_atomics > 0;
+        events.publishing_blocks += seen.flag_stores > 0;
+        launch_threads[launches] += r.threads;
     }
     seen = block_events{};
     if (block.open.empty())
@@ -232,6 +237,7 @@ void emu_count_begin()
     std::lock_guard<std::mutex> hold(totals_lock);
     totals.clear();
     events = emu_access_counts{};
+    launch_threads.clear();
     launches_before = launches;
     observe(counter);
 }
@@ -249,6 +255,8 @@ void emu_count_end(emu_access_counts *all)
     unobserve(counter);
     *all = events;
     all->launches += (double)(launches - launches_before);
+    for (const auto &launch : launch_threads)
+        all->main_threads = std::max(all->main_threads, launch.second);
     for (const auto &entry : totals) {
         const instruction_counts &c = entry.second;
         all->requests[c.kind] += c.requests;

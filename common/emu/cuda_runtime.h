@@ -346,6 +346,10 @@ struct emu_access_counts {
     double global_atomics, shared_atomics; /* one per lane */
     double flag_stores;     /* volatile stores to device memory: how blocks publish */
     double library_bytes;   /* what the library calls read and wrote */
+    /* the blocks that passed a barrier, made a global atomic, stored a flag;
+     * the threads of the largest launch (a helper kernel's blocks and
+     * threads must not water down what the main one does per block) */
+    double barrier_blocks, atomic_blocks, publishing_blocks, main_threads;
 };
 void emu_count_begin();
 void emu_count_end(emu_access_counts *all);
