@@ -22,7 +22,11 @@
 #   built from the same file in the sandbox, counts each stage once (run
 #   technique=all) against the signatures of this checkout's tests. A stage
 #   whose outputs are right without its idea gets its points less the
-#   weights file's technique share (all of them by default).
+#   weights file's technique share (all of them by default). Unlike the
+#   outputs, this verdict comes from a process that runs the student's code
+#   (the emulation runs kernels in the driver's own process), so a
+#   submission written to forge it could; what it cannot forge is the
+#   outputs' judgement.
 set -u
 build=$1 submissions=$2 out=$3
 shift 3
@@ -160,11 +164,13 @@ grade_lab() { # SUBMISSION NAME LAB: one lab of one submission, into OUT/NAME/LA
         for s in $stages; do score "$s" build "does not compile: $why"; done
         return
     fi
-    local script="mkdir -p results && ./$ebin technique=all seed=$seed > results/technique.tsv 2>&1;" k=0 c
+    local script="" k=0 c
     for c in $(cases "$lab"); do
         k=$((k + 1))
         script+="mkdir -p results/$k && ./$bin once=1 dump=results/$k n=${c%%:*} block=${c##*:} seed=$seed;"
     done
+    # last, so that no earlier run can write over it
+    script+="./$ebin technique=all seed=$seed > results/technique.tsv 2>&1;"
     SANDBOX_KEEP=results grading/sandbox.sh "$work" "${GRADE_RUN_SECONDS:-900}" "${hide[@]}" -- sh -c "$script" 2>&1 |
         head -c 200000 > "$dir/run.log"
     case ${PIPESTATUS[0]} in
