@@ -167,7 +167,7 @@ static double outputs(const struct problem *p)
         count += p->buf[i].role == OUTPUT ? (double)p->buf[i].count : 0;
     return count;
 }
-static double output_bytes(const struct problem *p)
+double problem_output_bytes(const struct problem *p)
 {
     double bytes = 0;
     for (int i = 0; i < p->nbuf; i++)
@@ -187,7 +187,6 @@ MEASURE(global_atomics_per_block_and_output,
         ratio(ratio(c->global_atomics, c->atomic_blocks), outputs(p)))
 MEASURE(warp_shuffles, c->shuffles)
 MEASURE(warp_votes, c->votes)
-MEASURE(warp_collectives, c->shuffles + c->votes)
 MEASURE(launches, c->launches)
 MEASURE(barriers_per_block, ratio(c->barriers, c->barrier_blocks))
 MEASURE(elements_per_thread, ratio((double)p->n, c->main_threads))
@@ -196,12 +195,8 @@ MEASURE(store_bytes_per_lane, ratio(c->bytes[GLOBAL_STORE], c->lanes[GLOBAL_STOR
 MEASURE(load_sectors_per_request, ratio(c->units[GLOBAL_LOAD], c->requests[GLOBAL_LOAD]))
 MEASURE(store_sectors_per_request, ratio(c->units[GLOBAL_STORE], c->requests[GLOBAL_STORE]))
 MEASURE(shared_load_wavefronts_per_request, ratio(c->units[SHARED_LOAD], c->requests[SHARED_LOAD]))
-MEASURE(shared_store_wavefronts_per_request,
-        ratio(c->units[SHARED_STORE], c->requests[SHARED_STORE]))
 MEASURE(shared_wavefronts_per_request, ratio(c->units[SHARED_LOAD] + c->units[SHARED_STORE],
                                              c->requests[SHARED_LOAD] + c->requests[SHARED_STORE]))
-MEASURE(shared_requests_per_element,
-        ratio(c->requests[SHARED_LOAD] + c->requests[SHARED_STORE], (double)p->n))
 MEASURE(shared_lanes_share, ratio(c->lanes[SHARED_LOAD] + c->lanes[SHARED_STORE],
                                   32 * (c->requests[SHARED_LOAD] + c->requests[SHARED_STORE])))
 MEASURE(traffic, ratio(32 * (c->units[GLOBAL_LOAD] + c->units[GLOBAL_STORE]) + c->library_bytes,
@@ -209,7 +204,7 @@ MEASURE(traffic, ratio(32 * (c->units[GLOBAL_LOAD] + c->units[GLOBAL_STORE]) + c
 MEASURE(shared_stores_per_element, ratio(c->requests[SHARED_STORE], (double)p->n))
 MEASURE(flag_stores_per_block, ratio(c->flag_stores, c->publishing_blocks))
 MEASURE(bytes_stored_per_output, ratio(c->bytes[GLOBAL_STORE] + c->library_bytes / 2,
-                                       output_bytes(p)))
+                                       problem_output_bytes(p)))
 #undef MEASURE
 
 void print_measures(FILE *out, const struct problem *p, const struct access_counts *c)
@@ -218,15 +213,8 @@ void print_measures(FILE *out, const struct problem *p, const struct access_coun
         const char *name;
         measure *of;
     } all[] = {
-#define M(name) {#name, name}
-        M(shared_atomics), M(global_atomics_per_block), M(global_atomics_per_block_and_output),
-        M(warp_shuffles), M(warp_votes), M(warp_collectives), M(launches),
-        M(barriers_per_block), M(elements_per_thread), M(load_bytes_per_lane),
-        M(store_bytes_per_lane), M(load_sectors_per_request), M(store_sectors_per_request),
-        M(shared_load_wavefronts_per_request), M(shared_store_wavefronts_per_request),
-        M(shared_wavefronts_per_request), M(shared_requests_per_element), M(shared_lanes_share),
-        M(shared_stores_per_element), M(flag_stores_per_block), M(traffic),
-        M(bytes_stored_per_output),
+#define M(name) {#name, name},
+        WORKBOOK_MEASURES(M)
 #undef M
     };
     for (size_t k = 0; k < sizeof all / sizeof all[0]; k++)

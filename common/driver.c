@@ -13,8 +13,8 @@
  * files instead of running any kernel, printing a RESULT line a case.
  * technique=ID (or all), under the emulation only, counts the stage at the
  * lab's technique case and prints whether its kernel shows its idea, a line
- * a stage: TECHNIQUE, the stage, shown|missing|wrong, and the sentence (the
- * tests on a GPU and the grader read it).
+ * a stage: TECHNIQUE, the stage, shown|missing|wrong, the sentence, and the
+ * figure against its bound (the tests on a GPU and the grader read it).
  * csv=FILE (make bench, tools/bench.sh) appends each row's figures to FILE,
  * and times the first variant only unless variant= names one or is "all".
  *
@@ -804,13 +804,14 @@ static bool check_techniques(const struct lab *lab, const struct run_options *op
     for (const struct stage *s = lab->stages; s->id && gpu_healthy(); s++) {
         if (!all && strcmp(s->id, opt->technique) != 0)
             continue;
-        char text[2048];
+        struct technique_result r;
         watch(lab->name, s);
-        enum technique_verdict v = stage_technique_check(lab, s, opt->seed, text, sizeof text);
-        for (char *c = text; *c; c++)
+        stage_technique_check(lab, s, opt->seed, &r);
+        for (char *c = r.sentence; *c; c++)
             *c = *c == '\t' || *c == '\n' ? ' ' : *c;
-        printf("TECHNIQUE\t%s\t%s\t%s\n", s->id, technique_verdict_names[v], text);
-        shown &= v == SHOWN;
+        printf("TECHNIQUE\t%s\t%s\t%s\t%s\n", s->id, technique_verdict_names[r.verdict],
+               r.sentence, r.figures);
+        shown &= r.verdict == SHOWN;
     }
     alarm(0);
     return shown;

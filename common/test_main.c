@@ -444,7 +444,8 @@ static void print_stage_failures(const struct stage *s, struct failure *f, size_
 struct tally {
     size_t tests, passed, skipped;
     bool technique_failed;
-    char technique[2048]; /* its message, past TECHNIQUE_PREFIX */
+    char technique[2048]; /* its message, past TECHNIQUE_PREFIX: the sentence, then
+                             a line of figures if there are any */
 };
 
 static struct tally tally_of(const struct criterion_suite_stats *ss)
@@ -476,11 +477,11 @@ static struct tally tally_of(const struct criterion_suite_stats *ss)
 /* Right outputs at every size, but not the stage's idea: the report. */
 static void print_technique_failure(const struct stage *s, const struct tally *t)
 {
-    size_t cut = strcspn(t->technique, ";"); /* the sentence; then the figures, if any */
+    size_t cut = strcspn(t->technique, "\n");
     printf("\n%sstage %s (%s)%s: right at every size, but %.*s\n", RED, s->id, s->idea, PLAIN,
            (int)cut, t->technique);
     if (t->technique[cut])
-        printf("  %s\n", t->technique + cut + 1 + (t->technique[cut + 1] == ' '));
+        printf("  %s\n", t->technique + cut + 1);
 }
 
 static void summary_line(FILE *out, const struct stage *s, const struct criterion_suite_stats *ss,
@@ -490,9 +491,9 @@ static void summary_line(FILE *out, const struct stage *s, const struct criterio
     size_t tests = t.tests, passed = t.passed, skipped = t.skipped;
     const struct criterion_test *stuck = hung_in(s);
     bool right = passed == tests, ok = right && !t.technique_failed;
-    if (right && !ok) /* the sentence up to its figures */
+    if (right && !ok) /* the sentence, without its figures */
         fprintf(out, "  stage %-3s %-42s %s%3zu of %3zu right, but %.*s%s", s->id, s->idea, RED,
-                passed, tests, (int)strcspn(t.technique, ";"), t.technique, PLAIN);
+                passed, tests, (int)strcspn(t.technique, "\n"), t.technique, PLAIN);
     else
         fprintf(out, "  stage %-3s %-42s %s%3zu of %3zu passed%s", s->id, s->idea,
                 ok ? GREEN : RED, passed, tests, PLAIN);

@@ -60,16 +60,18 @@ void expect_stage_correct(const struct lab *lab, const char *id, size_t n, size_
 
 #ifndef WORKBOOK_EMU
 /* On a GPU: the verdict of the emulated driver (run technique=ID), which
- * prints "TECHNIQUE<tab>id<tab>verdict<tab>text". */
-static enum technique_verdict technique_elsewhere(const struct stage *s, uint64_t seed, char *text,
-                                                  size_t len)
+ * prints "TECHNIQUE<tab>id<tab>verdict<tab>sentence<tab>figures". */
+static void technique_elsewhere(const struct stage *s, uint64_t seed, struct technique_result *r)
 {
     const char *run = getenv("WORKBOOK_TECHNIQUE_RUN");
+    memset(r, 0, sizeof *r);
+    r->verdict = UNCOUNTED;
     if (!run || !*run || access(run, X_OK) != 0) {
-        snprintf(text, len, "its technique was not counted: the emulated build of this lab (%s) "
-                 "is missing; make test builds it",
+        snprintf(r->sentence, sizeof r->sentence,
+                 "its technique was not counted: the emulated build of this lab (%s) is missing; "
+                 "make test builds it",
                  run && *run ? run : "WORKBOOK_TECHNIQUE_RUN is not set");
-        return UNCOUNTED;
+        return;
     }
     char command[1024], line[2048] = "";
     snprintf(command, sizeof command, "'%s' technique=%s seed=%llu 2>&1", run, s->id,
@@ -85,14 +87,18 @@ static enum technique_verdict technique_elsewhere(const struct stage *s, uint64_
     int at = 0;
     if (read && sscanf(line, "TECHNIQUE\t%63[^\t]\t%31[^\t]\t%n", id, verdict, &at) == 2 && at) {
         line[strcspn(line, "\n")] = '\0';
-        snprintf(text, len, "%s", line + at);
+        size_t end = strcspn(line + at, "\t");
+        snprintf(r->sentence, sizeof r->sentence, "%.*s", (int)end, line + at);
+        snprintf(r->figures, sizeof r->figures, "%s", line[at + end] ? line + at + end + 1 : "");
         for (int v = SHOWN; v <= UNCOUNTED; v++)
-            if (strcmp(verdict, technique_verdict_names[v]) == 0)
-                return (enum technique_verdict)v;
+            if (strcmp(verdict, technique_verdict_names[v]) == 0) {
+                r->verdict = (enum technique_verdict)v;
+                return;
+            }
     }
-    snprintf(text, len, "its technique was not counted: the emulated driver %s gave no "
-             "verdict%s%.300s", run, *line ? ": " : "", line);
-    return UNCOUNTED;
+    snprintf(r->sentence, sizeof r->sentence,
+             "its technique was not counted: the emulated driver %s gave no verdict%s%.300s", run,
+             *line ? ": " : "", line);
 }
 #endif
 
@@ -100,13 +106,16 @@ void expect_stage_technique(const struct lab *lab, const char *id)
 {
     const struct stage *s = stage_find(lab, id);
     cr_assert(s, "%s has no stage %s (its stages: %s)", lab->name, id, stage_list(lab));
-    char text[2048];
+    struct technique_result r;
 #ifdef WORKBOOK_EMU
-    enum technique_verdict v = stage_technique_check(lab, s, seed_from_env(), text, sizeof text);
+    stage_technique_check(lab, s, seed_from_env(), &r);
 #else
-    enum technique_verdict v = technique_elsewhere(s, seed_from_env(), text, sizeof text);
+    technique_elsewhere(s, seed_from_env(), &r);
 #endif
     /* wrong outputs are the size tests' to report; on a GPU, the emulation
-     * may still see what the GPU's run did not (a race) */
-    cr_expect(v == SHOWN, TECHNIQUE_PREFIX "%s%s", v == WRONG ? "under the emulation, " : "", text);
+     * may still see what the GPU's run did not (a race). The figures, if
+     * any, on a line of their own. */
+    cr_expect(r.verdict == SHOWN, TECHNIQUE_PREFIX "%s%s%s%s",
+              r.verdict == WRONG ? "under the emulation, " : "", r.sentence,
+              *r.figures ? "\n" : "", r.figures);
 }

@@ -125,7 +125,8 @@ void before_gpu_test(void);
 void expect_stage_correct(const struct lab *lab, const char *stage, size_t n, size_t cols,
                           int block);
 
-/* Fail, with the verdict's sentence after "technique: ", unless stage id's
+/* Fail, with the verdict's sentence after "technique: " (and its figures on
+ * a line of their own), unless stage id's
  * kernel shows its idea (stage_technique_check). Under EMU=1 it is counted
  * here; on a GPU by the emulated driver that WORKBOOK_TECHNIQUE_RUN names
  * (make test builds it), run on the same file. */

@@ -445,13 +445,15 @@ bool problem_count_accesses(struct problem *p, const struct stage *s, struct acc
 
 const char *const technique_verdict_names[] = {"shown", "missing", "wrong", "uncounted"};
 
-enum technique_verdict stage_technique_check(const struct lab *lab, const struct stage *s,
-                                             uint64_t seed, char *text, size_t len)
+void stage_technique_check(const struct lab *lab, const struct stage *s, uint64_t seed,
+                           struct technique_result *r)
 {
+    memset(r, 0, sizeof *r);
 #ifndef WORKBOOK_EMU
     (void)lab, (void)s, (void)seed;
-    snprintf(text, len, "a GPU counts nothing: techniques are counted by the emulated build");
-    return UNCOUNTED;
+    snprintf(r->sentence, sizeof r->sentence,
+             "a GPU counts nothing: techniques are counted by the emulated build");
+    r->verdict = UNCOUNTED;
 #else
     const struct grade_case *at = &lab->technique_case;
     size_t n, cols = 0;
@@ -471,36 +473,32 @@ enum technique_verdict stage_technique_check(const struct lab *lab, const struct
     p->counts = NULL;
     if (getenv("WORKBOOK_FIGURES")) /* for whoever writes a lab's traits */
         print_measures(stderr, p, &c);
-    enum technique_verdict v = SHOWN;
     double got = 0;
     const struct trait *t = right ? technique_missing(p, s, &c, &got) : NULL;
     if (!right) {
-        struct report r;
-        report_make(p, s, &f, &r);
-        snprintf(text, len, "%s: %.*s", r.title, (int)strcspn(r.what, "\n"), r.what);
-        v = WRONG;
+        struct report wrong;
+        report_make(p, s, &f, &wrong);
+        snprintf(r->sentence, sizeof r->sentence, "%s: %.*s", wrong.title,
+                 (int)strcspn(wrong.what, "\n"), wrong.what);
+        r->verdict = WRONG;
     } else if (t) {
-        char sentence[768];
-        technique_sentence(lab, s, t, sentence, sizeof sentence);
-        snprintf(text, len, "%s; counted under the emulation (%d SMs) at %s = %s, block %d: %.3g, where the idea "
+        technique_sentence(lab, s, t, r->sentence, sizeof r->sentence);
+        snprintf(r->figures, sizeof r->figures,
+                 "counted under the emulation (%d SMs) at %s = %s, block %d: %.3g, where the idea "
                  "gives %s %g",
-                 sentence, TECHNIQUE_SMS, cols ? "rows x cols" : "n", at->size, at->block, got,
+                 TECHNIQUE_SMS, cols ? "rows x cols" : "n", at->size, at->block, got,
                  t->bound == AT_LEAST ? "at least" : "at most", t->limit);
-        v = MISSING;
+        r->verdict = MISSING;
     } else
-        snprintf(text, len, "shown");
+        snprintf(r->sentence, sizeof r->sentence, "shown");
     problem_free(p);
     emu_device_sms(0);
-    return v;
 #endif
 }
 
 double problem_output_writes(const struct problem *p)
 {
-    double bytes = 0;
-    for (int i = 0; i < p->nbuf; i++)
-        if (p->buf[i].role == OUTPUT)
-            bytes += (double)p->buf[i].count * elem_size(p->buf[i].type);
+    double bytes = problem_output_bytes(p);
     return bytes > 0 ? p->output_writes / bytes : 0;
 }
 

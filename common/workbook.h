@@ -313,25 +313,38 @@ const struct trait *technique_missing(const struct problem *p, const struct stag
 void technique_sentence(const struct lab *lab, const struct stage *s, const struct trait *t,
                         char *text, size_t len);
 /* Run stage s once at the lab's technique case, counted under the
- * emulation, and judge its technique: SHOWN, MISSING (text: the sentence
- * and the figures), WRONG (its outputs are wrong there, or it failed: text
- * says how), UNCOUNTED (this build runs on a GPU, which counts nothing). */
+ * emulation, and judge its technique: SHOWN, MISSING (the sentence, and the
+ * figure against its bound), WRONG (its outputs are wrong there, or it
+ * failed: the sentence says how), UNCOUNTED (this build runs on a GPU,
+ * which counts nothing). */
 enum technique_verdict { SHOWN, MISSING, WRONG, UNCOUNTED };
 enum { TECHNIQUE_SMS = 2 }; /* the emulated device's SMs while a technique is counted */
-enum technique_verdict stage_technique_check(const struct lab *lab, const struct stage *s,
-                                             uint64_t seed, char *text, size_t len);
+struct technique_result {
+    enum technique_verdict verdict;
+    char sentence[1024]; /* technique_sentence's, or what went wrong */
+    char figures[256];   /* "counted ... at n = 131075, block 256: 0, where the idea
+                            gives at least 1"; "" but for MISSING */
+};
+void stage_technique_check(const struct lab *lab, const struct stage *s, uint64_t seed,
+                           struct technique_result *r);
 extern const char *const technique_verdict_names[]; /* "shown", "missing", ... */
 /* The workbook's measures, for the labs' traits. Per block is over the
  * blocks that did what is counted (barriers, global atomics, flag stores),
  * per thread over the threads of the largest launch; "traffic" is the bytes device memory moves
  * (sectors of 32 bytes, and the library's) over the bytes that must move
  * (p->bytes): about 1 for a single pass. */
-measure shared_atomics, global_atomics_per_block, global_atomics_per_block_and_output,
-    warp_shuffles, warp_votes, warp_collectives, launches, barriers_per_block, elements_per_thread,
-    load_bytes_per_lane, store_bytes_per_lane, load_sectors_per_request, store_sectors_per_request,
-    shared_load_wavefronts_per_request, shared_store_wavefronts_per_request,
-    shared_wavefronts_per_request, shared_requests_per_element, shared_stores_per_element,
-    shared_lanes_share, flag_stores_per_block, traffic, bytes_stored_per_output;
+#define WORKBOOK_MEASURES(X)                                                                \
+    X(shared_atomics) X(global_atomics_per_block) X(global_atomics_per_block_and_output)      \
+    X(warp_shuffles) X(warp_votes) X(launches) X(barriers_per_block) X(elements_per_thread)   \
+    X(load_bytes_per_lane) X(store_bytes_per_lane) X(load_sectors_per_request)              \
+    X(store_sectors_per_request) X(shared_load_wavefronts_per_request)                       \
+    X(shared_wavefronts_per_request) X(shared_stores_per_element) X(shared_lanes_share)      \
+    X(flag_stores_per_block) X(traffic) X(bytes_stored_per_output)
+#define DECLARE_MEASURE(name) measure name;
+WORKBOOK_MEASURES(DECLARE_MEASURE)
+#undef DECLARE_MEASURE
+/* The bytes of a problem's outputs, as a stage must write them once. */
+double problem_output_bytes(const struct problem *p);
 /* Every measure above of one run, a line "name value" each. */
 void print_measures(FILE *out, const struct problem *p, const struct access_counts *c);
 /* The same around any launches (the emulation's own tests). */
