@@ -67,7 +67,7 @@ const void *stage_facts(const struct lab *lab, const struct stage *s)
 /* The sizes of every lab but those that say others: awkward ones, and the
  * block sizes the tests use. */
 static const struct grade_case workbook_grade_cases[] = {
-    {"1", 256}, {"33", 256}, {"1025", 256}, {"100003", 256}, {"100003", 32}, {"100003", 1024},
+    {"0", 256}, {"1", 256}, {"33", 256}, {"1025", 256}, {"100003", 256}, {"100003", 32}, {"100003", 1024},
     {NULL, 0},
 };
 
@@ -93,13 +93,18 @@ void lab_check(const struct lab *lab)
             !(lab->library && strcmp(lab->library->id, row_id(lab, k)) == 0))
             die("%s: tests/%s/%s_lab.c has facts for a stage %s, which the stage table lacks",
                 lab->name, lab->name, lab->name, row_id(lab, k));
+    bool empty = lab->matrix; /* a matrix has no empty shape */
     for (const struct grade_case *c = lab_grade_cases(lab); c->size; c++) {
         size_t n, cols;
+        empty |= strcmp(c->size, "0") == 0;
         if (!(lab->matrix ? parse_shape(c->size, &n, &cols) : parse_size(c->size, &n)) ||
             c->block < 1 || c->block > 1024)
             die("%s: the grading case %s, block %d, is no %s with a block of 1 to 1024 threads",
                 lab->name, c->size, c->block, lab->matrix ? "ROWSxCOLS shape" : "size");
     }
+    /* make test's first size: a grade must miss a forgotten n == 0 as it does */
+    if (!empty)
+        die("%s: the grading cases lack n = 0, which the tests check", lab->name);
     check_techniques(lab);
 }
 

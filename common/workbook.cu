@@ -502,7 +502,7 @@ double problem_output_writes(const struct problem *p)
     return bytes > 0 ? p->output_writes / bytes : 0;
 }
 
-bool problem_verify(struct problem *p, const struct stage *s, struct finding *f)
+bool problem_run(struct problem *p, const struct stage *s, struct finding *f)
 {
     memset(f, 0, sizeof *f);
     problem_upload(p, NULL);
@@ -510,7 +510,12 @@ bool problem_verify(struct problem *p, const struct stage *s, struct finding *f)
     output_bytes_written(p);
     bool launched = launch(p, s, f);
     p->output_writes = output_bytes_written(p);
-    if (!launched)
+    return launched;
+}
+
+bool problem_verify(struct problem *p, const struct stage *s, struct finding *f)
+{
+    if (!problem_run(p, s, f))
         return false;
     for (int i = 0; i < p->nbuf; i++)
         if (!buffer_right(p, s, &p->buf[i], f))

@@ -266,8 +266,12 @@ bool problem_fits(const struct lab *lab, int variant, size_t n, size_t cols, cha
 /* Poison, launch, download, compare everything: guards, inputs, outputs.
  * true when all is right; otherwise *f says what is wrong and where. */
 bool problem_verify(struct problem *p, const struct stage *s, struct finding *f);
+/* Its first half: poison, launch, with no verdict (what a dump runs, so the
+ * process running student code needs no CPU reference). False when the
+ * launch itself failed (*f says how). */
+bool problem_run(struct problem *p, const struct stage *s, struct finding *f);
 /* Grading (grading/grade.sh): problem_dump writes every buffer's whole device
- * allocation, guards included, to DIR/<name>.bin after a problem_verify, in
+ * allocation, guards included, to DIR/<name>.bin after a problem_run, in
  * the process that ran the student's kernels; problem_judge, in a process
  * that never runs them, rebuilds the problem from the same seed and judges
  * those files as problem_verify judges a launch. */
