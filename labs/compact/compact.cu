@@ -24,6 +24,13 @@
 #include "collectives.cuh"
 #include "compact.h"
 
+/* TODO your own includes and helpers ----------------------------------------
+ * A header you need, or a helper more than one of your stages shares. The
+ * grader keeps what is inside these regions (and whole functions you add
+ * between two of the file's), nothing else.
+ */
+/* END TODO */
+
 /* The test: ints are kept when even, floats when above the threshold. */
 __device__ bool kept(int v, float threshold)
 {

@@ -13,6 +13,13 @@
 #include "workbook.cuh"
 #include "map.h"
 
+/* TODO your own includes and helpers ----------------------------------------
+ * A header you need, or a helper more than one of your stages shares. The
+ * grader keeps what is inside these regions (and whole functions you add
+ * between two of the file's), nothing else.
+ */
+/* END TODO */
+
 /* The per-element operation, shared by every stage. */
 __device__ __forceinline__ float map_op(float x, float a, float b)
 {

@@ -18,6 +18,13 @@
 #include "workbook.cuh"
 #include "reduce.h"
 
+/* TODO your own includes and helpers ----------------------------------------
+ * A header you need, or a helper more than one of your stages shares. The
+ * grader keeps what is inside these regions (and whole functions you add
+ * between two of the file's), nothing else.
+ */
+/* END TODO */
+
 enum { MAX_BLOCK = 1024, FULL_WARP = 0xffffffffu };
 
 /* Every stage's kernel: sums values of `in` into out[blockIdx.x] (stage 8:

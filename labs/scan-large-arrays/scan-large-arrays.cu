@@ -20,6 +20,13 @@
 #include "collectives.cuh"
 #include "scan-large-arrays.h"
 
+/* TODO your own includes and helpers ----------------------------------------
+ * A header you need, or a helper more than one of your stages shares. The
+ * grader keeps what is inside these regions (and whole functions you add
+ * between two of the file's), nothing else.
+ */
+/* END TODO */
+
 /* ---- the tile's loads and stores ---------------------------------------- */
 
 /* Shared memory for one tile (the launchers ask for it). */

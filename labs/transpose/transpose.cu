@@ -15,6 +15,13 @@
 #include "workbook.cuh"
 #include "transpose.h"
 
+/* TODO your own includes and helpers ----------------------------------------
+ * A header you need, or a helper more than one of your stages shares. The
+ * grader keeps what is inside these regions (and whole functions you add
+ * between two of the file's), nothing else.
+ */
+/* END TODO */
+
 enum { TILE = 32 };
 
 static unsigned tiles(size_t side, unsigned tile) { return (unsigned)ceil_div(side, tile); }

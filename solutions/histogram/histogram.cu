@@ -18,6 +18,13 @@
 #include "workbook.cuh"
 #include "histogram.h"
 
+/* STUDENT your own includes and helpers -------------------------------------
+ * A header you need, or a helper more than one of your stages shares. The
+ * grader keeps what is inside these regions (and whole functions you add
+ * between two of the file's), nothing else.
+ */
+/* END STUDENT */
+
 /* Counting adds to hist, so every stage starts from zero. */
 static void clear_histogram(const struct args *a)
 {

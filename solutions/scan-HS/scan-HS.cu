@@ -21,6 +21,13 @@
 #include "scan.cuh"
 #include "scan-HS.h"
 
+/* STUDENT your own includes and helpers -------------------------------------
+ * A header you need, or a helper more than one of your stages shares. The
+ * grader keeps what is inside these regions (and whole functions you add
+ * between two of the file's), nothing else.
+ */
+/* END STUDENT */
+
 enum { MAX_BLOCK = 1024, FULL_WARP = 0xffffffffu };
 
 /* One block per segment, one value a thread (hs_segment: whole warps). */
