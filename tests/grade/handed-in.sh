@@ -3,5 +3,5 @@
 # in, on stdout: its STUDENT regions' code in the TODO regions of labs/LAB.
 set -eu
 cd "$(dirname "$0")/../.."
-awk -f grading/splice.awk <(sed -e 's|/\* STUDENT |/* TODO |; s|END STUDENT|END TODO|' "solutions/$1/$1.cu") \
-    "labs/$1/$1.cu"
+awk -f grading/splice.awk "labs/$1/$1.cu" \
+    <(sed -e 's|/\* STUDENT |/* TODO |; s|END STUDENT|END TODO|' "solutions/$1/$1.cu")
