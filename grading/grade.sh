@@ -73,6 +73,12 @@ fi
 printf 'Graded %s at commit %s, seed %s, kernels run %s.\n' "$(date -u '+%Y-%m-%d %H:%M UTC')" \
     "$commit" "$seed" "$where" > "$out/.how"
 rm -rf "$out/.work" "$out/.graded"
+# Each submission is built and run in a folder of its own under one that is
+# outside every folder the sandbox hides (this checkout, SUBMISSIONS, OUT),
+# and gone when the grading ends, however it ends.
+works=$(mktemp -d "${TMPDIR:-/tmp}/grade-work.XXXXXX") && chmod 711 "$works" || exit 1
+trap 'rm -rf "$works"' EXIT
+trap 'exit 130' INT TERM HUP
 
 # What every grading of this tree shares, made once and kept in the build
 # folder (two gradings at once take turns): the judges, this checkout's own
@@ -115,12 +121,16 @@ mkdir -p "$build" && : > "$out/judges.log"
 { flock 8 && prepare; } 8> "$build/.grade.lock" 9>&- < /dev/null ||
     { echo "grade: the judges or the skeletons do not build: see $out/judges.log"; exit 1; }
 
-# A file's frame: the file without the code of its TODO regions.
-frame() { awk -v frame=1 -f grading/splice.awk "$1" /dev/null | sed -E 's/[ -]*$//'; }
+# A file's frame, as grading/splice.awk finds it against the skeleton $1:
+# the file $2 without the code of its TODO regions.
+frame() { awk -v frame=1 -f grading/splice.awk "$1" "$2" | sed -E 's/[ -]*$//'; }
+# What a sandboxed command prints is kept up to a cap, and the rest read and
+# dropped: a stage that talks a lot must not die of a closed pipe.
+cap() { head -c 200000; cat > /dev/null; }
 
 grade_lab() { # SUBMISSION NAME LAB: one lab of one submission, into OUT/NAME/LAB
     local sub=$1 name=$2 lab=$3 dir="$out/$2/$3"
-    local src="$sub/labs/$lab/$lab.cu" work="$out/.work/$2-$3"
+    local src="$sub/labs/$lab/$lab.cu" work="$works/$2-$3" skeleton="$pristine/labs/$lab/$lab.cu"
     mkdir -p "$dir"
     local stages
     stages=$(stage_ids "$lab")
@@ -134,45 +144,72 @@ grade_lab() { # SUBMISSION NAME LAB: one lab of one submission, into OUT/NAME/LA
         [ "$2" = lazy ] && got=$(awk -v p="$p" -v s="$(technique_share)" 'BEGIN { print p * (1 - s) }')
         printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$lab" "$1" "$got" "$p" "$3" "${4:--}" >> "$dir/score.tsv"
     }
+    all() { local s; for s in $stages; do score "$s" "$@"; done; }
     : > "$dir/score.tsv"
-    if [ ! -f "$src" ]; then
-        for s in $stages; do score "$s" missing "no labs/$lab/$lab.cu in the submission"; done
-        return
-    fi
-    rm -rf "$work" && mkdir -p "$work" && cp -a "$pristine/." "$work/"
+    rm -f "$dir/frame.note"
+    # a link could hand over another student's file, or any the grader reads
+    local path=$sub part
+    for part in labs "$lab" "$lab.cu"; do
+        path+=/$part
+        [ -L "$path" ] && { all link "labs/$lab/$lab.cu is or lies under a link (${path#"$sub"/}): hand in the file itself"; return; }
+    done
+    [ -e "$src" ] || { all missing "no labs/$lab/$lab.cu in the submission"; return; }
+    [ -f "$src" ] || { all missing "labs/$lab/$lab.cu is not a plain file"; return; }
+    [ "$(wc -c < "$src")" -le 1048576 ] ||
+        { all structure "labs/$lab/$lab.cu is over 1 MiB: no lab's file is near that size"; return; }
+    rm -rf "$work" && mkdir -p "$work" && cp -a "$pristine/." "$work/" && cp "$src" "$dir/submitted.cu"
     # the student's regions into the grader's frame
-    diff -u <(frame "$work/labs/$lab/$lab.cu") <(frame "$src") > "$dir/frame.diff"
-    if ! awk -f grading/splice.awk "$src" "$pristine/labs/$lab/$lab.cu" \
+    diff -u <(frame "$skeleton" "$skeleton") <(frame "$skeleton" "$dir/submitted.cu") > "$dir/frame.diff"
+    if ! timeout 60 awk -v notes="$dir/splice.notes" -f grading/splice.awk "$skeleton" "$dir/submitted.cu" \
             > "$work/labs/$lab/$lab.cu" 2> "$dir/splice.log"; then
-        for s in $stages; do score "$s" structure "$(head -c 300 "$dir/splice.log")"; done
+        all structure "$(head -c 300 "$dir/splice.log")"
+        rm -rf "$work"
         return
     fi
-    diff -u "$pristine/labs/$lab/$lab.cu" "$work/labs/$lab/$lab.cu" > "$dir/diff-skeleton.diff"
+    { cat "$dir/splice.notes" 2> /dev/null
+      [ -s "$dir/frame.diff" ] && echo "the file differs from the skeleton outside the TODO regions (frame.diff):" \
+          "lines added between two functions are used, other changes are not"
+    } > "$dir/frame.note"
+    [ -s "$dir/frame.note" ] || rm -f "$dir/frame.note"
+    diff -u "$skeleton" "$work/labs/$lab/$lab.cu" > "$dir/diff-skeleton.diff"
     diff -u "$here/solutions/$lab/$lab.cu" "$work/labs/$lab/$lab.cu" > "$dir/diff-solution.diff"
     # build and run, untrusted
     local hide=("$here" "$submissions" "$out")
     local bin=build/labs/$lab/run ebin=build/emu/labs/$lab/run
     [ "$EMU" = 1 ] && bin=$ebin
+    rm -f "$work/$bin" "$work/$ebin" # the skeleton's, from the pristine tree
     # the techniques are counted by the emulated build, on a GPU too
     SANDBOX_KEEP=build grading/sandbox.sh "$work" "${GRADE_BUILD_SECONDS:-600}" "${hide[@]}" -- \
         env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL sh -c "make --no-print-directory -j2 EMU=$EMU LAB=$lab $bin &&
             { [ $bin = $ebin ] || make --no-print-directory -j2 EMU=1 LAB=$lab $ebin; }" 2>&1 |
-        head -c 200000 > "$dir/build.log"
+        cap > "$dir/build.log"
     if [ ! -x "$work/$bin" ]; then
         local why
-        why=$(grep -m1 -e 'error' -e '^sandbox: stopped' "$dir/build.log" | head -c 200)
-        for s in $stages; do score "$s" build "does not compile: $why"; done
+        why=$(grep -m1 -E -e '(^|[^A-Za-z])error([^A-Za-z]|$)' -e '^sandbox: stopped' "$dir/build.log" | head -c 300)
+        all build "does not compile: ${why:-see build.log}"
+        rm -rf "$work"
         return
     fi
-    local script="" k=0 c
-    for c in $(cases "$lab"); do
-        k=$((k + 1))
-        script+="mkdir -p results/$k && ./$bin once=1 dump=results/$k n=${c%%:*} block=${c##*:} seed=$seed;"
+    # Each stage at each case in a process of its own, so that one stage
+    # that crashes, hangs or races costs no other its marks; a stage stopped
+    # at one case is not run at the others.
+    local script="" k=0 c s each=${GRADE_STAGE_SECONDS:-120}
+    for s in $stages; do
+        script+="for c in"
+        k=0
+        for c in $(cases "$lab"); do k=$((k + 1)); script+=" $k:${c%%:*}:${c##*:}"; done
+        script+="; do k=\${c%%:*} n=\${c#*:}; n=\${n%:*}; mkdir -p results/\$k;
+            timeout -k 2 $each ./$bin once=1 dump=results/\$k stage=$s n=\$n block=\${c##*:} seed=$seed < /dev/null;
+            r=\$?; [ \$r != 124 ] && [ \$r != 137 ] || { echo 'grade: stage $s was stopped after $each s'; break; }; done;"
     done
     # last, so that no earlier run can write over it
-    script+="./$ebin technique=all seed=$seed > results/technique.tsv 2>&1;"
+    script+="rm -f results/technique.tsv;"
+    for s in $stages; do
+        script+="timeout -k 2 $each ./$ebin technique=$s seed=$seed < /dev/null >> results/technique.tsv 2>&1;"
+    done
     SANDBOX_KEEP=results grading/sandbox.sh "$work" "${GRADE_RUN_SECONDS:-900}" "${hide[@]}" -- sh -c "$script" 2>&1 |
-        head -c 200000 > "$dir/run.log"
+        cap > "$dir/run.log"
+    rm -f "$dir/stopped"
     case ${PIPESTATUS[0]} in
     124 | 137) printf 'the run was stopped after %s s; ' "${GRADE_RUN_SECONDS:-900}" > "$dir/stopped" ;;
     125) printf 'the run was stopped for holding more than %s MiB; ' "${SANDBOX_MEM_MB:-2048}" > "$dir/stopped" ;;
@@ -180,7 +217,7 @@ grade_lab() { # SUBMISSION NAME LAB: one lab of one submission, into OUT/NAME/LA
     # only plain files are judged: a link could point at another's results,
     # a pipe would stall the judge
     if [ -n "$(find "$work/results" ! -type d ! -type f -print -quit 2> /dev/null)" ]; then
-        for s in $stages; do score "$s" violation "its results hold a link or a special file"; done
+        all violation "its results hold a link or a special file"
         rm -rf "$work"
         return
     fi
@@ -195,9 +232,10 @@ grade_lab() { # SUBMISSION NAME LAB: one lab of one submission, into OUT/NAME/LA
     local cases_n
     cases_n=$(cases "$lab" | wc -w)
     for s in $stages; do
-        local right wrong
+        local right wrong stopped=""
         right=$(awk -F'\t' -v s="$s" '$1 == "RESULT" && $2 == s && $6 == "ok"' "$dir/judge.log" | wc -l)
         wrong=$(awk -F'\t' -v s="$s" '$1 == "RESULT" && $2 == s && $6 != "ok"' "$dir/judge.log" | wc -l)
+        grep -q "^grade: stage $s was stopped after" "$dir/run.log" && stopped="stopped after $each s (hung?); "
         if [ "$wrong" -eq 0 ] && [ "$right" -ge "$cases_n" ]; then
             local technique verdict
             technique=$(technique_of "$s" "$work/results/technique.tsv")
@@ -210,10 +248,9 @@ grade_lab() { # SUBMISSION NAME LAB: one lab of one submission, into OUT/NAME/LA
                 score "$s" lazy "$right cases right, but its technique could not be counted (the emulated build gave no verdict)" missing
             fi
         else
-            score "$s" fail "$(cat "$dir/stopped" 2> /dev/null)$wrong of $((right + wrong)) cases wrong; first: $(first_wrong "$s" "$dir/judge.log")"
+            score "$s" fail "$(cat "$dir/stopped" 2> /dev/null)$stopped$wrong of $((right + wrong)) cases wrong; first: $(first_wrong "$s" "$dir/judge.log")"
         fi
     done
-    [ -s "$dir/frame.diff" ] && echo "frame changed outside the TODO regions (not used): see frame.diff" > "$dir/frame.note"
     rm -rf "$work"
 }
 
@@ -245,8 +282,8 @@ grade_one() { # SUBMISSION: every lab, one after another
     for lab in "${labs[@]}"; do grade_lab "$sub" "$name" "$lab"; done
     echo "grade: $base: $(awk -F'\t' '{ t += $3; m += $4 } END { print t " of " m }' "$out/$name"/*/score.tsv)"
 }
-export -f grade_one grade_lab stage_ids cases points technique_share technique_of first_wrong frame
-export build out here submissions seed weights pristine
+export -f grade_one grade_lab stage_ids cases points technique_share technique_of first_wrong frame cap
+export build out here submissions seed weights pristine works
 export LABS_LIST="${labs[*]}"
 if [ -z "$(find "$submissions" -mindepth 1 -maxdepth 1 -type d -print -quit)" ]; then
     echo "grade: no submission folders in $submissions; the judges and the pristine tree are ready"
