@@ -772,7 +772,9 @@ static bool check_once(const struct lab *lab, int variant, const struct run_opti
             right = opt->dump ? problem_run(p, s, &f) : problem_verify(p, s, &f);
             if (opt->dump && mkdir(dir, 0777) != 0 && errno != EEXIST)
                 die("%s: cannot make the folder for the stage's results", dir);
-            if (opt->dump && gpu_healthy())
+            if (opt->dump && !right)
+                problem_dump_failure(&f, dir);
+            else if (opt->dump && gpu_healthy())
                 problem_dump(p, dir);
         }
         struct report r;

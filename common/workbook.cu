@@ -549,9 +549,42 @@ void problem_dump(const struct problem *p, const char *dir)
     }
 }
 
+/* A launch that failed leaves no buffers but DIR/failed: the error's name,
+ * then its words, a line each. Read back, it is the judge's finding. */
+void problem_dump_failure(const struct finding *f, const char *dir)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/failed", dir);
+    FILE *out = fopen(path, "w");
+    if (!out || fprintf(out, "%s\n%.*s\n", f->error_name ? f->error_name : "-",
+                        (int)strcspn(f->error, "\n"), f->error) < 0 || fclose(out) != 0)
+        die("%s: cannot write the stage's failure there", path);
+}
+
+static bool read_failure(const char *dir, struct finding *f)
+{
+    static char name[64];
+    char path[4096];
+    snprintf(path, sizeof path, "%s/failed", dir);
+    FILE *in = fopen(path, "r");
+    if (!in)
+        return false;
+    if (!fgets(name, sizeof name, in) || !fgets(f->error, sizeof f->error, in))
+        snprintf(f->error, sizeof f->error, "the launch failed");
+    fclose(in);
+    name[strcspn(name, "\n")] = f->error[strcspn(f->error, "\n")] = '\0';
+    /* a name the hints know, or none: a hint must come from a real error */
+    f->error_name = strncmp(name, "cudaError", 9) == 0 && name[strspn(name,
+                    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")] == '\0' ? name : NULL;
+    f->verdict = KERNEL_FAILED;
+    return true;
+}
+
 bool problem_judge(struct problem *p, const struct stage *s, const char *dir, struct finding *f)
 {
     memset(f, 0, sizeof *f);
+    if (read_failure(dir, f))
+        return false;
     for (int i = 0; i < p->nbuf; i++) {
         struct buffer *b = &p->buf[i];
         char path[4096];

@@ -276,6 +276,7 @@ bool problem_run(struct problem *p, const struct stage *s, struct finding *f);
  * that never runs them, rebuilds the problem from the same seed and judges
  * those files as problem_verify judges a launch. */
 void problem_dump(const struct problem *p, const char *dir);
+void problem_dump_failure(const struct finding *f, const char *dir);
 bool problem_judge(struct problem *p, const struct stage *s, const char *dir, struct finding *f);
 /* Under the emulation, how many times the last problem_verify stored each
  * byte of the outputs, on average (atomics count): 1.0 when each element is

@@ -180,7 +180,7 @@ END {
     }
     if (frame) {
         for (j = 1; j <= T; j++) {
-            for (m = 1; m <= R; m++) if (!(m in lost) && j >= body0[m] && j <= body1[m]) break
+            for (m = 1; m <= R; m++) if (body0[m] && j >= body0[m] && j <= body1[m]) break
             if (m > R) print st[j]
         }
         exit
@@ -199,5 +199,5 @@ END {
 function added(a, b, after,    why, j) {
     why = !scope[after] ? "not between two declarations" : unusable(a, b)
     if (why == "") { for (j = a; j <= b; j++) insert[after] = insert[after] st[j] "\n"; return }
-    note("lines " a "-" b ", added outside the TODO regions: " why ": not used")
+    note((a == b ? "line " a : "lines " a "-" b) ", added outside the TODO regions: " why ": not used")
 }
