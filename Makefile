@@ -82,6 +82,14 @@ COMMON_H    := $(wildcard common/*.h common/emu/*.h $(FAMILY_DIRS:%=%/*.h)) $(SH
 COMMON_OBJS  = $(BUILD)/common/workbook.o $(BUILD)/common/check.o $(EMU_OBJS)
 # EMU=1 changes the build folder, the compilers and the flags above.
 include mk/emu.mk
+# GRADED=1: what make grade builds a submission with (grading/grade.sh), in a
+# tree of its own. The process runs the student's code, so no CPU reference
+# is linked into it (LAB_REFERENCE in workbook.h; unused code is dropped).
+ifeq ($(GRADED),1)
+  CPPFLAGS += -DWORKBOOK_GRADED
+  CFLAGS   += -Wno-unused-function -ffunction-sections
+  LDLIBS   += -Wl,--gc-sections
+endif
 
 # A value asked of another program the first time it is needed, and only then.
 CRITERION_CFLAGS = $(eval CRITERION_CFLAGS := $$(shell pkg-config --cflags criterion 2>/dev/null))$(CRITERION_CFLAGS)

@@ -465,11 +465,12 @@ void stage_technique_check(const struct lab *lab, const struct stage *s, uint64_
      * the device, and what is counted per thread, are the same everywhere */
     emu_device_sms(TECHNIQUE_SMS);
     struct problem *p = problem_new(lab, 0, n, cols, seed, at->block);
-    lab->reference(p);
+    if (lab->reference) /* a graded build has none: its outputs are judged elsewhere */
+        lab->reference(p);
     struct finding f;
     struct access_counts c = {};
     p->counts = &c;
-    bool right = problem_verify(p, s, &f);
+    bool right = lab->reference ? problem_verify(p, s, &f) : problem_run(p, s, &f);
     p->counts = NULL;
     if (getenv("WORKBOOK_FIGURES")) /* for whoever writes a lab's traits */
         print_measures(stderr, p, &c);

@@ -129,6 +129,12 @@ struct finding {
     char error[2048];             /* KERNEL_FAILED: CUDA's words, or the emulation's report */
 };
 
+#ifdef WORKBOOK_GRADED
+#define LAB_REFERENCE(f) NULL
+#else
+#define LAB_REFERENCE(f) f
+#endif
+
 struct lab {
     const char *name;       /* "map" */
     bool matrix;            /* sizes are ROWSxCOLS (N=1000x999), n = rows * cols */
@@ -148,7 +154,9 @@ struct lab {
     /* Declare buffers (problem_add_*), fill inputs from p->seed, point
      * p->args at the device buffers, say p->bytes. */
     void (*setup)(struct problem *p);
-    /* The CPU reference: fill every OUTPUT's host array. */
+    /* The CPU reference: fill every OUTPUT's host array. LAB_REFERENCE(f),
+     * which a graded build (GRADED=1) leaves out: there the process runs the
+     * student's code, and must hold no answer it could copy. */
     void (*reference)(struct problem *p);
     /* Does stage s read input b? (to time only the copies it needs);
      * NULL: every stage reads every input. */

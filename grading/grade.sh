@@ -106,7 +106,7 @@ prepare() {
     echo "grade: building the judges and the skeletons (EMU=$EMU, seed $seed)"
     for lab in "${labs[@]}"; do
         make --no-print-directory EMU="$EMU" SOLUTION=1 LAB="$lab" "$build/solutions/$lab/run" &&
-            make -C "$pristine" --no-print-directory EMU="$EMU" LAB="$lab" "$build/labs/$lab/run" || return 1
+            make -C "$pristine" --no-print-directory EMU="$EMU" GRADED=1 LAB="$lab" "$build/labs/$lab/run" || return 1
         # a judge with nothing to judge would grade every submission 0 of 0
         if [ -z "$(stage_ids "$lab")" ] || [ -z "$(cases "$lab")" ]; then
             echo "grade: the judge of $lab names no stages or no cases"
@@ -180,8 +180,8 @@ grade_lab() { # SUBMISSION NAME LAB: one lab of one submission, into OUT/NAME/LA
     rm -f "$work/$bin" "$work/$ebin" # the skeleton's, from the pristine tree
     # the techniques are counted by the emulated build, on a GPU too
     SANDBOX_KEEP=build grading/sandbox.sh "$work" "${GRADE_BUILD_SECONDS:-600}" "${hide[@]}" -- \
-        env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL sh -c "make --no-print-directory -j2 EMU=$EMU LAB=$lab $bin &&
-            { [ $bin = $ebin ] || make --no-print-directory -j2 EMU=1 LAB=$lab $ebin; }" 2>&1 |
+        env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL sh -c "make --no-print-directory -j2 EMU=$EMU GRADED=1 LAB=$lab $bin &&
+            { [ $bin = $ebin ] || make --no-print-directory -j2 EMU=1 GRADED=1 LAB=$lab $ebin; }" 2>&1 |
         cap > "$dir/build.log"
     if [ ! -x "$work/$bin" ]; then
         local why
