@@ -123,7 +123,7 @@ mkdir -p "$build" && : > "$out/judges.log"
 
 # A file's frame, as grading/splice.awk finds it against the skeleton $1:
 # the file $2 without the code of its TODO regions.
-frame() { awk -v frame=1 -f grading/splice.awk "$1" "$2" | sed -E 's/[ -]*$//'; }
+frame() { awk -v frame=1 -f grading/splice.awk "$1" "$2" 2> /dev/null | sed -E 's/[ -]*$//'; }
 # What a sandboxed command prints is kept up to a cap, and the rest read and
 # dropped: a stage that talks a lot must not die of a closed pipe.
 cap() { head -c 200000; cat > /dev/null; }
@@ -192,25 +192,23 @@ grade_lab() { # SUBMISSION NAME LAB: one lab of one submission, into OUT/NAME/LA
     fi
     # Each stage at each case in a process of its own, so that one stage
     # that crashes, hangs or races costs no other its marks; a stage stopped
-    # at one case is not run at the others.
-    local script="" k=0 c s each=${GRADE_STAGE_SECONDS:-120}
+    # at one case is not run again. Then its technique is counted, before
+    # the next stage runs, so a later stage's hang cannot cost it.
+    local script="" k=0 c s each=${GRADE_STAGE_SECONDS:-60}
     for s in $stages; do
-        script+="for c in"
+        script+="ok=1; for c in"
         k=0
         for c in $(cases "$lab"); do k=$((k + 1)); script+=" $k:${c%%:*}:${c##*:}"; done
         script+="; do k=\${c%%:*} n=\${c#*:}; n=\${n%:*}; mkdir -p results/\$k;
             timeout -k 2 $each ./$bin once=1 dump=results/\$k stage=$s n=\$n block=\${c##*:} seed=$seed < /dev/null;
-            r=\$?; [ \$r != 124 ] && [ \$r != 137 ] || { echo 'grade: stage $s was stopped after $each s'; break; }; done;"
-    done
-    # last, so that no earlier run can write over it
-    script+="rm -f results/technique.tsv;"
-    for s in $stages; do
-        script+="timeout -k 2 $each ./$ebin technique=$s seed=$seed < /dev/null >> results/technique.tsv 2>&1;"
+            r=\$?; [ \$r != 124 ] && [ \$r != 137 ] || { echo 'grade: stage $s was stopped after $each s'; ok=0; break; }; done;
+            [ \$ok = 0 ] || timeout -k 2 $each ./$ebin technique=$s seed=$seed < /dev/null > results/technique-$s.tsv 2>&1;"
     done
     SANDBOX_KEEP=results grading/sandbox.sh "$work" "${GRADE_RUN_SECONDS:-900}" "${hide[@]}" -- sh -c "$script" 2>&1 |
         cap > "$dir/run.log"
+    local ran=${PIPESTATUS[0]}
     rm -f "$dir/stopped"
-    case ${PIPESTATUS[0]} in
+    case $ran in
     124 | 137) printf 'the run was stopped after %s s; ' "${GRADE_RUN_SECONDS:-900}" > "$dir/stopped" ;;
     125) printf 'the run was stopped for holding more than %s MiB; ' "${SANDBOX_MEM_MB:-2048}" > "$dir/stopped" ;;
     esac
@@ -238,7 +236,7 @@ grade_lab() { # SUBMISSION NAME LAB: one lab of one submission, into OUT/NAME/LA
         grep -q "^grade: stage $s was stopped after" "$dir/run.log" && stopped="stopped after $each s (hung?); "
         if [ "$wrong" -eq 0 ] && [ "$right" -ge "$cases_n" ]; then
             local technique verdict
-            technique=$(technique_of "$s" "$work/results/technique.tsv")
+            technique=$(technique_of "$s" "$work/results/technique-$s.tsv")
             verdict=${technique%%$'\t'*}
             if [ "$verdict" = shown ]; then
                 score "$s" pass "$right cases right, and its kernel shows its idea" shown

@@ -4,6 +4,7 @@
 # submission's code is used), and must change no grade but its own, not the
 # grader's tree, nor another submission. Runs under EMU=1, no GPU needed
 # (EMU=0 on a GPU).
+# shellcheck disable=SC2016 # awk programs and C code, in single quotes
 set -u
 emu=${EMU:-1}
 cd "$(dirname "$0")/../.." || exit 1
@@ -103,8 +104,61 @@ mkdir -p "$class/changes-table/labs/map" && awk '
     /^[ \t]*\*\// && skip == 1 { print; skip = 2; next } skip == 2 { next } { print }' \
     "$class/table.cu" > "$class/changes-table/labs/map/map.cu"
 
+# Honest work, as students hand it in, that must score full marks: CRLF line
+# ends; a note of their own that starts with TODO; TODO renamed DONE; a
+# helper function added between two of the file's, and used; an #include
+# added at the top; a debug printf left in a kernel.
+variant() { # NAME: a copy of the good file, changed by the rest (awk), handed in as NAME
+    mkdir -p "$class/$1/labs/map" && awk "$2" "$good" > "$class/$1/labs/map/map.cu"
+    cmp -s "$good" "$class/$1/labs/map/map.cu" && { echo "grade-test: $1 is the good one"; exit 1; }
+}
+variant crlf '{ printf "%s\r\n", $0 }'
+variant own-todo '{ print } /size_t i = blockIdx.x \* \(size_t\)blockDim.x/ && !d {
+    print "    /* TODO: a grid-stride loop here one day */"; print "    /* TODO"; print "       later */"; d = 1 }'
+variant renamed-done '{ gsub(/TODO/, "DONE"); print }'
+variant helper '/^\/\* ---- stage 1 / { print "static __device__ float my_op(float x, float a, float b) { return map_op(x, a, b); }"; print "" }
+    { sub(/out\[i\] = map_op\(in\[i\], a, b\);/, "out[i] = my_op(in[i], a, b);"); print }'
+variant include '{ print } /^#include "map.h"/ { print "#include <cstdio>" }'
+variant talks '{ print } /size_t i = blockIdx.x \* \(size_t\)blockDim.x/ && !d { print "    printf(\"thread %d here\\n\", (int)i);"; d = 1 }'
+# One stage wrong must cost that stage alone: stage 1 reads and writes past
+# the end; stage 3 hangs; stage 2's launcher crashes the host; stage 1
+# forgets that n may be 0 (a grid of no blocks is a launch error).
+variant past-end '{ sub(/if \(i < n\)/, "if (true)"); print }'
+variant hangs-3 '{ print } /size_t vectors = n \/ 4;/ && !d { print "    for (volatile int x = 0;;) x++;"; d = 1 }'
+variant crashes-2 '{ print } /^static void map_stage2\(/ { on = 1 } on && /^[ \t]*\*\// { print "    *(volatile int *)8 = 1;"; on = 0 }'
+variant no-n0 '/if \(a->n == 0\)/ && !d { getline; d = 1; next } { print }'
+variant no-compile '{ sub(/size_t vectors = n \/ 4;/, "size_t vectors = n / 4 +;"); print }'
+# Bending the frame from inside a region: a region that #defines a name of
+# the frame, or that opens an #if the next one closes, is not used (its
+# stage scores 0, the others what they earn).
+variant defines '/END TODO/ { k++ } /END TODO/ && k == 14 { print "#define map_stage2 map_stage1" } { print }'
+variant if-0 '/END TODO/ { k++ } /END TODO/ && k == 2 { print "#if 0" } { print }
+    /^static void map_stage1\(/ { on = 1 } on && /^[ \t]*\*\// { print "#endif"; on = 0 }'
+# A lab file that is a link: to another student's file, which must not be
+# read in its place.
+mkdir -p "$class/links/labs/map" && ln -s "$class/good one/labs/map/map.cu" "$class/links/labs/map/map.cu"
+# The harness's CPU reference, called on a twin problem made from the seed
+# in the command line, copied over stage 1's output: a graded build holds
+# no reference, so stage 1 earns nothing.
+submit copies-reference "$(escape '#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+extern const struct lab map_lab;
+void copy_reference(const struct args *a, int block) {
+    char cmd[4096] = ""; FILE *f = fopen("/proc/self/cmdline", "r");
+    size_t len = f ? fread(cmd, 1, sizeof cmd - 1, f) : 0; if (f) fclose(f);
+    unsigned long long seed = 0;
+    for (size_t k = 0; k < len; k += strlen(cmd + k) + 1) if (!strncmp(cmd + k, "seed=", 5)) seed = strtoull(cmd + k + 5, 0, 10);
+    if (!map_lab.reference) return;
+    struct problem *twin = problem_new(&map_lab, 0, a->n, 0, seed, block);
+    map_lab.reference(twin);
+    for (int k = 0; k < twin->nbuf; k++) if (twin->buf[k].role == OUTPUT)
+        cudaMemcpy(a->out, twin->buf[k].host, a->n * sizeof(float), cudaMemcpyHostToDevice);
+}')
+copy_reference(a, block); return;"
+
 before=$(git status --porcelain; find common tests tools labs mk grading authoring Makefile -type f -exec md5sum {} + | sort)
-GRADE_RUN_SECONDS=30 SANDBOX_MEM_MB=1024 SANDBOX_DISK_MB=512 SEED=7 make --no-print-directory grade SUBMISSIONS="$class" OUT="$out" LAB=map EMU="$emu"
+GRADE_RUN_SECONDS=30 GRADE_STAGE_SECONDS=8 SANDBOX_MEM_MB=1024 SANDBOX_DISK_MB=512 SEED=7 make --no-print-directory grade SUBMISSIONS="$class" OUT="$out" LAB=map EMU="$emu"
 after=$(git status --porcelain; find common tests tools labs mk grading authoring Makefile -type f -exec md5sum {} + | sort)
 
 status=0
@@ -137,11 +191,30 @@ reason hogs-memory 'more than 1024 MiB'
 reason plants-links 'a link or a special file'
 reason fills-disk 'no result'
 expect old-skeleton 0
-reason old-skeleton 'older than them'
+reason old-skeleton 'older skeleton'
 expect defines-criterion 0
 expect own-header "$full" # the header is the grader's
 expect no-map 0
 reason no-map 'no labs/map/map.cu'
+
+for honest in crlf own-todo renamed-done helper include talks; do expect $honest "$full"; done
+for one in past-end hangs-3 crashes-2 no-n0 defines if-0 copies-reference; do expect $one $((full - 1)); done
+stage_reason() { # NAME STAGE TEXT: stage STAGE's reason says TEXT
+    awk -F'	' -v s="$2" '$2 == s' "$out/$1/map/score.tsv" | grep -q "$3" ||
+        { echo "grade-test: $1: stage $2's reason does not say '$3'"; status=1; }
+}
+stage_reason hangs-3 3 'stopped after'
+stage_reason no-n0 1 'n = 0'
+expect no-compile 0
+reason no-compile 'does not compile: .*error'
+grep -q 'defines map_stage2, a name the grader' "$out/defines/map/frame.note" 2> /dev/null ||
+    { echo "grade-test: defines: frame.note does not say why its region was not used"; status=1; }
+grep -q 'TODO region 2 (stage 1): an #if opened there' "$out/if-0/map/frame.note" 2> /dev/null ||
+    { echo "grade-test: if-0: frame.note does not say why its region was not used"; status=1; }
+expect links 0
+reason links 'is or lies under a link'
+[ "$(wc -c < "$out/talks/map/run.log")" -le 200000 ] ||
+    { echo "grade-test: talks: its output was kept past the cap"; status=1; }
 
 expect lazy $((full - 1))
 reason lazy 'right, but the loads are not 16 bytes a thread'
@@ -149,7 +222,7 @@ grep -q '"lazy",.*,"map 3"$' "$out/grades.csv" ||
     { echo "grade-test: grades.csv does not name the stage whose idea is missing"; status=1; }
 
 expect changes-table 1
-grep -q "frame changed" "$out"/changes-table/map/frame.note 2> /dev/null ||
+grep -q "differs from the skeleton outside" "$out"/changes-table/map/frame.note 2> /dev/null ||
     { echo "grade-test: changes-table: the changed stage table was not reported"; status=1; }
 [ "$before" = "$after" ] || { echo "grade-test: the grader's tree changed"; status=1; }
 cases=$(( $(find "$class" -mindepth 1 -maxdepth 1 -type d | wc -l) * full ))
