@@ -121,11 +121,14 @@ variant helper '/^\/\* ---- stage 1 / { print "static __device__ float my_op(flo
 variant include '{ print } /^#include "map.h"/ { print "#include <cstdio>" }'
 variant talks '{ print } /size_t i = blockIdx.x \* \(size_t\)blockDim.x/ && !d { print "    printf(\"thread %d here\\n\", (int)i);"; d = 1 }'
 # One stage wrong must cost that stage alone: stage 1 reads and writes past
-# the end; stage 3 hangs; stage 2's launcher crashes the host; stage 1
+# the end; stage 3 hangs; stage 2's launcher crashes the host, or its
+# kernel races between warps on shared memory; stage 1
 # forgets that n may be 0 (a grid of no blocks is a launch error).
 variant past-end '{ sub(/if \(i < n\)/, "if (true)"); print }'
 variant hangs-3 '{ print } /size_t vectors = n \/ 4;/ && !d { print "    for (volatile int x = 0;;) x++;"; d = 1 }'
 variant crashes-2 '{ print } /^static void map_stage2\(/ { on = 1 } on && /^[ \t]*\*\// { print "    *(volatile int *)8 = 1;"; on = 0 }'
+variant races-2 '{ print } /^__global__ void map_stage2_kernel/ { on = 1 } on && /^[ \t]*\*\// {
+    print "    __shared__ float first; first = in[0]; if (threadIdx.x == 0 && first != in[0]) return;"; on = 0 }'
 variant no-n0 '/if \(a->n == 0\)/ && !d { getline; d = 1; next } { print }'
 variant no-compile '{ sub(/size_t vectors = n \/ 4;/, "size_t vectors = n / 4 +;"); print }'
 # Bending the frame from inside a region: a region that #defines a name of
@@ -198,7 +201,7 @@ expect no-map 0
 reason no-map 'no labs/map/map.cu'
 
 for honest in crlf own-todo renamed-done helper include talks; do expect $honest "$full"; done
-for one in past-end hangs-3 crashes-2 no-n0 defines if-0 copies-reference; do expect $one $((full - 1)); done
+for one in past-end hangs-3 crashes-2 races-2 no-n0 defines if-0 copies-reference; do expect $one $((full - 1)); done
 stage_reason() { # NAME STAGE TEXT: stage STAGE's reason says TEXT
     awk -F'	' -v s="$2" '$2 == s' "$out/$1/map/score.tsv" | grep -q "$3" ||
         { echo "grade-test: $1: stage $2's reason does not say '$3'"; status=1; }
