@@ -5,14 +5,17 @@
 # OUT/<name>/ with its logs, scores and diffs.
 #
 # What a submission can touch, and what decides its grade:
-# - Only the code inside its TODO regions is used: grading/splice.awk puts it
-#   into the grader's own skeleton, so the stage table, the launchers and
-#   the includes are always the grader's, and any change to them is reported.
-# - It is built and run in a disposable copy of this checkout's committed
-#   tree (without solutions/), inside grading/sandbox.sh: read-only system, no
-#   network, its own processes, this checkout and the other submissions
-#   hidden, a time limit. There its kernels run each stage once per case and
-#   leave their results in files (run dump=...).
+# - Only the code inside its TODO regions (and whole code added between two
+#   declarations) is used: grading/splice.awk puts it into the grader's own
+#   skeleton, so the stage table, the launchers and the includes are always
+#   the grader's; a region that would bend them (an #if left open, a
+#   #define of a frame's name) is left empty, and any change is reported.
+# - It is built (GRADED=1: no CPU reference linked in) and run in a
+#   disposable copy of this checkout's committed tree (without solutions/),
+#   inside grading/sandbox.sh: read-only system, no network, its own
+#   processes, this checkout and the other submissions hidden, time limits.
+#   There each stage runs once per case, each in a process of its own, and
+#   leaves its results in files (run dump=...).
 # - The grade comes from this checkout's own binary, which never runs student
 #   code: it rebuilds each case's inputs and reference from a seed drawn
 #   here, and judges those files (run judge=...). Nothing the submission
@@ -20,7 +23,7 @@
 #   if every case of it was judged right.
 # - And only if its kernel shows the stage's idea: the emulated driver,
 #   built from the same file in the sandbox, counts each stage once (run
-#   technique=all) against the signatures of this checkout's tests. A stage
+#   technique=ID) against the signatures of this checkout's tests. A stage
 #   whose outputs are right without its idea gets its points less the
 #   weights file's technique share (all of them by default). Unlike the
 #   outputs, this verdict comes from a process that runs the student's code
