@@ -140,6 +140,10 @@ variant if-0 '/END TODO/ { k++ } /END TODO/ && k == 2 { print "#if 0" } { print 
 # A lab file that is a link: to another student's file, which must not be
 # read in its place.
 mkdir -p "$class/links/labs/map" && ln -s "$class/good one/labs/map/map.cu" "$class/links/labs/map/map.cu"
+# A file far past any lab's size (a 10 MB region once cost the grader 12
+# CPU-minutes before any limit applied): refused at once.
+variant huge '{ print } /size_t i = blockIdx.x \* \(size_t\)blockDim.x/ && !d {
+    for (k = 0; k < 40000; k++) print "    /* padding, padding, padding, padding, padding */"; d = 1 }'
 # The harness's CPU reference, called on a twin problem made from the seed
 # in the command line, copied over stage 1's output: a graded build holds
 # no reference, so stage 1 earns nothing.
@@ -214,6 +218,8 @@ grep -q 'defines map_stage2, a name the grader' "$out/defines/map/frame.note" 2>
     { echo "grade-test: defines: frame.note does not say why its region was not used"; status=1; }
 grep -q 'TODO region 2 (stage 1): an #if opened there' "$out/if-0/map/frame.note" 2> /dev/null ||
     { echo "grade-test: if-0: frame.note does not say why its region was not used"; status=1; }
+expect huge 0
+reason huge 'over 1 MiB'
 expect links 0
 reason links 'is or lies under a link'
 [ "$(wc -c < "$out/talks/map/run.log")" -le 200000 ] ||
