@@ -6,7 +6,8 @@
 # holds there; without SANDBOX_KEEP, the whole copy replaces WORK's contents.
 #
 # Plain Linux namespaces, through util-linux's unshare and setpriv (nothing
-# to install). A user namespace makes the grader's user root inside; a mount
+# to install). A user namespace makes root inside the grader's user outside
+# (where the grader is root, a user of its own: see below); a mount
 # namespace shows every file system read-only, each HIDE folder (the
 # grader's checkout, the other submissions) covered by an empty one, and a
 # fresh /tmp; there is no network; a PID namespace of its own keeps a
@@ -33,28 +34,101 @@ shift 2
 hide=()
 while [ $# -gt 0 ] && [ "$1" != -- ]; do hide+=("$1"); shift; done
 shift
-procs=$(( $(ps -u "$(id -u)" --no-headers | wc -l) + ${SANDBOX_PROCS:-256} ))
-limits=(prlimit --nproc="$procs" --fsize=$(( ${SANDBOX_FILE_MB:-256} << 20 )) --core=0)
+me=$(id -u)
+supervisor=$(< "$(dirname "$0")/supervise.sh") || exit 1
 
-if [ "${SANDBOX:-}" = none ] || ! unshare --user --map-root-user --mount --pid --fork --net true 2> /dev/null; then
-    if [ "$(id -u)" = 0 ]; then
-        # root, as in a container that refuses namespaces: a user of its own
-        # (a number no other sandbox running now has), owning WORK alone
-        uid=$((200000 + $$))
-        echo "sandbox: no user namespaces here: running as user $uid, owner of its folder" \
-            "alone, with time, process and file limits (no memory or disk limit)" >&2
-        chown -R "$uid:$uid" "$work" && cd "$work" &&
-            exec timeout -k 5 "$seconds" "${limits[@]}" setpriv --reuid="$uid" --regid="$uid" \
-                --clear-groups --no-new-privs -- "$@"
-    fi
+# Nothing of the grader's terminal or files reaches the command: no fd but
+# 0 to 2 (a lock, a pipe), stdin empty, and a terminal on stdout or stderr
+# relayed through a pipe (TIOCSTI on one would type into the grader's
+# shell). The relays ignore Ctrl-C: they end with the last writer.
+for fd in "/proc/$$/fd/"*; do
+    fd=${fd##*/}
+    [ "$fd" -gt 2 ] && [ "$fd" != 255 ] && eval "exec $fd>&-"
+done
+exec < /dev/null
+[ -t 1 ] && exec > >(trap '' INT TERM HUP; exec cat)
+[ -t 2 ] && exec 2> >(trap '' INT TERM HUP; exec cat >&2)
+trap '' PIPE
+
+# As root, the command's user is one of its own, which no process has now
+# (the number is this PID's), owning WORK while it runs: root inside the
+# namespaces is that user outside.
+uid=$me
+if [ "$me" = 0 ]; then
+    uid=$((200000 + $$))
+    chown -R "$uid:$uid" "$work" || exit 1
+fi
+cd "$work" || exit 1
+view=0
+[ "${SANDBOX:-}" != none ] && unshare --user --map-root-user --mount --pid --fork --net true 2> /dev/null && view=1
+if [ $view = 0 ] && [ "$me" = 0 ]; then
+    echo "sandbox: no user namespaces here: running as user $uid, owner of its folder" \
+        "alone, with time, process and file limits (no memory or disk limit)" >&2
+elif [ $view = 0 ]; then
     echo "sandbox: no user namespaces here: running without isolation, as this user (time," \
         "process and file limits only): trust no grade of a hostile class made so" >&2
-    cd "$work" && exec timeout -k 5 "$seconds" "${limits[@]}" "$@"
 fi
 
-work=$(cd "$work" && pwd)
-keep=${SANDBOX_KEEP:-}
-exec timeout -k 5 $((seconds + 120)) "${limits[@]}" \
-    unshare --user --map-root-user --mount --pid --fork --net --ipc --uts --kill-child \
-    bash "$(cd "$(dirname "$0")" && pwd)/supervise.sh" "$work" "$seconds" "${SANDBOX_MEM_MB:-2048}" \
-    "${SANDBOX_DISK_MB:-1024}" "$keep" "${#hide[@]}" "${hide[@]}" "$@"
+procs=${SANDBOX_PROCS:-256}
+[ "$me" = 0 ] || procs=$(($(ps -u "$me" --no-headers | wc -l) + procs))
+limits=(prlimit --nproc="$procs" --fsize=$((${SANDBOX_FILE_MB:-256} << 20)) --core=0)
+supervise=(bash -c "$supervisor" supervise.sh "$view" "$([ "$view$me" = 00 ] && echo "$uid")" "$seconds"
+    "${SANDBOX_MEM_MB:-2048}" "${SANDBOX_DISK_MB:-1024}" "${SANDBOX_KEEP:-}" "${#hide[@]}" "${hide[@]}" "$@")
+
+pid=''
+# Everything it started ends: its session (in the namespaces, their PID 1
+# with it, and so all inside), and in the fallback as root every process
+# of its user, wherever it went.
+end_all() {
+    [ -n "$pid" ] || return 0
+    kill -KILL -- "-$pid" 2> /dev/null
+    [ "$view$me" = 00 ] && setpriv --reuid="$uid" --regid="$uid" --clear-groups -- bash -c 'kill -KILL -1' 2> /dev/null
+    wait "$pid" 2> /dev/null
+    for _ in $(seq 100); do kill -0 -- "-$pid" 2> /dev/null || break; sleep 0.05; done
+}
+# What it wrote is the grader's again.
+tidy() {
+    [ "$me" = 0 ] || return 0
+    find . -user "$uid" -exec chown -h "$me:$(id -g)" {} +
+    [ $view = 1 ] || find /tmp /var/tmp /dev/shm -xdev -user "$uid" -delete 2> /dev/null
+}
+# shellcheck disable=SC2317 # the traps below call it
+interrupted() { # SIGNAL: all ended first, then sandbox.sh dies of it
+    trap '' INT TERM HUP
+    end_all
+    tidy
+    trap - "$1"
+    kill -"$1" $$
+}
+trap 'interrupted INT' INT
+trap 'interrupted TERM' TERM
+trap 'interrupted HUP' HUP
+
+if [ $view = 1 ] && [ "$me" = 0 ]; then
+    # root writes the namespace's user map itself, with root inside as $uid
+    # outside; until then the supervisor waits, with all its capabilities
+    # inside (--keep-caps) to become that user
+    setsid "${limits[@]}" unshare --user --mount --pid --net --ipc --uts --fork --kill-child --keep-caps \
+        bash -c 'until grep -q . /proc/self/uid_map; do sleep 0.01; done
+            exec setpriv --reuid=0 --regid=0 --clear-groups --pdeathsig=KILL -- "$@"' sh "${supervise[@]}" &
+    pid=$!
+    while [ "$(readlink "/proc/$pid/ns/user")" = "$(readlink /proc/self/ns/user)" ]; do sleep 0.01; done
+    if ! { echo "0 $uid 1" > "/proc/$pid/gid_map" && echo "0 $uid 1" > "/proc/$pid/uid_map"; } 2> /dev/null; then
+        echo "sandbox: could not map user $uid into its namespace" >&2
+        end_all
+        tidy
+        exit 1
+    fi
+elif [ $view = 1 ]; then
+    setsid "${limits[@]}" unshare --user --map-root-user --mount --pid --net --ipc --uts --fork --kill-child \
+        "${supervise[@]}" &
+    pid=$!
+else
+    setsid "${limits[@]}" "${supervise[@]}" &
+    pid=$!
+fi
+wait "$pid"
+status=$?
+end_all
+tidy
+exit "$status"

@@ -243,11 +243,12 @@ fixtures() { # in $dir, a folder of this user's, as $who, in $mode
     elif [ $rc = 125 ] && [[ $out == *"sandbox: stopped"* ]]; then held "512 MiB in memfds, past 256 MiB, is stopped (125)"
     else failed "memfds" "exit $rc: $(echo "$out" | tr '\n' ' ')"; fi
 
-    # 7. interrupted, as by Ctrl-C to the grader's process group
+    # 7. interrupted, as by Ctrl-C to the grader's process group (a job
+    # started with & ignores SIGINT: env makes it heed one again)
     fresh
     m=$(mark)
     # shellcheck disable=SC2016 # the child shell expands them
-    SANDBOX=$sandbox_mode setsid sh -c '"$0" "$1" 60 -- sh -c "sleep $2 & sleep $2"; :' "$sandbox" "$work" "$m" > "$dir/out" 2>&1 < /dev/null &
+    SANDBOX=$sandbox_mode setsid env --default-signal=INT sh -c '"$0" "$1" 60 -- sh -c "sleep $2 & sleep $2"; :' "$sandbox" "$work" "$m" > "$dir/out" 2>&1 < /dev/null &
     listener=$!
     for _ in $(seq 50); do [ "$(pgrep -c -f -x "sleep $m")" -ge 2 ] && break; sleep 0.1; done
     kill -INT -- "-$listener"
