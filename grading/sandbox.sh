@@ -54,13 +54,22 @@ trap '' PIPE
 # (the number is this PID's), owning WORK while it runs: root inside the
 # namespaces is that user outside.
 uid=$me
-if [ "$me" = 0 ]; then
-    uid=$((200000 + $$))
-    chown -R "$uid:$uid" "$work" || exit 1
-fi
-cd "$work" || exit 1
+[ "$me" = 0 ] && uid=$((200000 + $$))
 view=0
 [ "${SANDBOX:-}" != none ] && unshare --user --map-root-user --mount --pid --fork --net true 2> /dev/null && view=1
+# In the fallback that user reads what any user may: no HIDE folder may be
+# among it.
+if [ $view = 0 ] && [ "$me" = 0 ]; then
+    for h in "${hide[@]}"; do
+        if setpriv --reuid="$uid" --regid="$uid" --clear-groups -- test -r "$h" -o -x "$h"; then
+            echo "sandbox: refused: the user it runs as could reach $h, a folder to hide:" \
+                "make it reachable by its owner only: chmod 700 $h" >&2
+            exit 126
+        fi
+    done
+fi
+if [ "$me" = 0 ]; then chown -R "$uid:$uid" "$work" || exit 1; fi
+cd "$work" || exit 1
 if [ $view = 0 ] && [ "$me" = 0 ]; then
     echo "sandbox: no user namespaces here: running as user $uid, owner of its folder" \
         "alone, with time, process and file limits (no memory or disk limit)" >&2

@@ -13,6 +13,8 @@
 set -e
 view=$1 as=$2 seconds=$3 mem_mb=$4 disk_mb=$5 keep=$6 nhide=$7
 shift 7
+hide=("${@:1:nhide}")
+shift "$nhide"
 if [ "$view" = 1 ]; then
     root=$(mktemp -d)
     mount --make-rprivate /
@@ -23,19 +25,36 @@ if [ "$view" = 1 ]; then
     done
     mount -t proc proc "$root/proc"
     mount -t tmpfs -o size=512m tmpfs "$root/tmp"
-    mount -t tmpfs -o size=64m tmpfs "$root/dev/shm"
     mkdir "$root/tmp/sandbox"
     mount -t tmpfs -o size="$disk_mb"m tmpfs "$root/tmp/sandbox"
     cp -a ./. "$root/tmp/sandbox/"
-    for _ in $(seq "$nhide"); do
-        [ -d "$root$1" ] && mount -t tmpfs -o ro,size=4k tmpfs "$root$1"
-        shift
+    # a /dev of its own: the usual nodes and the GPU's; no socket (/dev/log),
+    # no terminal (its /dev/tty opens none: its session has none)
+    mount -t tmpfs -o size=64k,mode=755 tmpfs "$root/dev"
+    for node in /dev/null /dev/zero /dev/full /dev/random /dev/urandom /dev/tty /dev/nvidia*; do
+        [ -e "$node" ] || continue
+        if [ -d "$node" ]; then mkdir "$root$node"; else touch "$root$node"; fi
+        mount --bind "$node" "$root$node"
+    done
+    ln -s /proc/self/fd "$root/dev/fd"
+    for k in 0:stdin 1:stdout 2:stderr; do ln -s "/proc/self/fd/${k%:*}" "$root/dev/${k#*:}"; done
+    mkdir "$root/dev/shm"
+    mount -o remount,bind,ro "$root/dev"
+    mount -t tmpfs -o size=64m tmpfs "$root/dev/shm"
+    # Each HIDE folder, and /run and /var/run (where sockets live), covered
+    # by an empty one where it really is: an absolute link in its name
+    # would lead the mount out of $root. Then, as the command sees it, each
+    # must be empty.
+    for h in "${hide[@]}" /run /var/run; do
+        if real=$(realpath -e -- "$h" 2> /dev/null) && [ -d "$root$real" ]; then
+            mount -t tmpfs -o ro,size=4k,mode=755 tmpfs "$root$real" || true
+        fi
+        [ -z "$(chroot "$root" ls -A -- "$h" 2> /dev/null)" ] || { echo "sandbox: could not hide $h" >&2; exit 126; }
     done
     set +e
     chroot "$root" setpriv --bounding-set=-all --inh-caps=-all --ambient-caps=-all --no-new-privs \
         -- /bin/sh -c "cd /tmp/sandbox && exec \"\$@\"" sh "$@" &
 else
-    shift "$nhide"
     set +e
     if [ -n "$as" ]; then
         setpriv --reuid="$as" --regid="$as" --clear-groups --bounding-set=-all --inh-caps=-all \

@@ -278,7 +278,8 @@ fixtures() { # in $dir, a folder of this user's, as $who, in $mode
         mkdir -p "$dir/real/hidden" && echo "s3cr3t" > "$dir/real/hidden/notes" && ln -sfn "$dir/real" "$dir/link"
         chmod 755 "$dir/real/hidden"
         [ $fallback = 1 ] && chmod 700 "$dir/real/hidden"
-        sb -- "$work" 10 "$dir/link/hidden" -- sh -c "cat '$dir/link/hidden/notes' '$dir/real/hidden/notes'; ls '$dir/real/hidden'"
+        sb -- "$work" 10 "$dir/link/hidden" -- sh -c \
+            "cat '$dir/link/hidden/notes' '$dir/real/hidden/notes' 2> /dev/null; ls '$dir/real/hidden' 2> /dev/null"
         if [[ $out == *s3cr3t* || $out == *notes* ]]; then failed "hidden folders" "a folder hidden as $dir/link/hidden: $out"
         else held "a folder hidden through a link is hidden"; fi
         if [ $fallback = 1 ]; then
