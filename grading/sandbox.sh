@@ -70,19 +70,42 @@ if [ $view = 0 ] && [ "$me" = 0 ]; then
 fi
 if [ "$me" = 0 ]; then chown -R "$uid:$uid" "$work" || exit 1; fi
 cd "$work" || exit 1
-if [ $view = 0 ] && [ "$me" = 0 ]; then
+
+# As root, a memory cgroup of its own (v2, else v1's memory hierarchy): it
+# counts every page its processes hold, memfds and tmpfs files included,
+# and its hard limit, twice SANDBOX_MEM_MB, bounds a burst between two of
+# the supervisor's readings.
+mem_mb=${SANDBOX_MEM_MB:-2048} cgroup='' events=''
+if [ "$me" = 0 ]; then
+    v1=/sys/fs/cgroup/memory$(awk -F: '$2 ~ /(^|,)memory(,|$)/ { print $3 }' /proc/self/cgroup)
+    if grep -qw memory /sys/fs/cgroup/cgroup.subtree_control 2> /dev/null; then
+        cgroup=/sys/fs/cgroup/sandbox-$$ limit=memory.max events=memory.events
+    elif [ -f "$v1/memory.limit_in_bytes" ]; then
+        cgroup=${v1%/}/sandbox-$$ limit=memory.limit_in_bytes events=memory.oom_control
+    fi
+    if [ -n "$cgroup" ] && ! { mkdir "$cgroup" && echo $((mem_mb << 21)) > "$cgroup/$limit"; } 2> /dev/null; then
+        rmdir "$cgroup" 2> /dev/null
+        cgroup=''
+    fi
+    [ -z "$cgroup" ] || { echo 0 > "$cgroup/memory.swap.max"; } 2> /dev/null
+fi
+
+if [ $view = 0 ] && [ -n "$cgroup" ]; then
+    echo "sandbox: no user namespaces here: running as user $uid, owner of its folder" \
+        "alone, with time, process, file and memory limits (no disk limit)" >&2
+elif [ $view = 0 ] && [ "$me" = 0 ]; then
     echo "sandbox: no user namespaces here: running as user $uid, owner of its folder" \
         "alone, with time, process and file limits (no memory or disk limit)" >&2
 elif [ $view = 0 ]; then
     echo "sandbox: no user namespaces here: running without isolation, as this user (time," \
-        "process and file limits only): trust no grade of a hostile class made so" >&2
+        "process and file limits only, no memory limit): trust no grade of a hostile class made so" >&2
 fi
 
 procs=${SANDBOX_PROCS:-256}
 [ "$me" = 0 ] || procs=$(($(ps -u "$me" --no-headers | wc -l) + procs))
 limits=(prlimit --nproc="$procs" --fsize=$((${SANDBOX_FILE_MB:-256} << 20)) --core=0)
 supervise=(bash -c "$supervisor" supervise.sh "$view" "$([ "$view$me" = 00 ] && echo "$uid")" "$seconds"
-    "${SANDBOX_MEM_MB:-2048}" "${SANDBOX_DISK_MB:-1024}" "${SANDBOX_KEEP:-}" "${#hide[@]}" "${hide[@]}" "$@")
+    "$mem_mb" "$cgroup" "${SANDBOX_DISK_MB:-1024}" "${SANDBOX_KEEP:-}" "${#hide[@]}" "${hide[@]}" "$@")
 
 pid=''
 # Everything it started ends: its session (in the namespaces, their PID 1
@@ -100,6 +123,7 @@ tidy() {
     [ "$me" = 0 ] || return 0
     find . -user "$uid" -exec chown -h "$me:$(id -g)" {} +
     [ $view = 1 ] || find /tmp /var/tmp /dev/shm -xdev -user "$uid" -delete 2> /dev/null
+    [ -z "$cgroup" ] || for _ in $(seq 40); do rmdir "$cgroup" 2> /dev/null && break; sleep 0.05; done
 }
 # shellcheck disable=SC2317 # the traps below call it
 interrupted() { # SIGNAL: all ended first, then sandbox.sh dies of it
@@ -113,14 +137,18 @@ trap 'interrupted INT' INT
 trap 'interrupted TERM' TERM
 trap 'interrupted HUP' HUP
 
+# start COMMAND...: in a session of its own, in the cgroup where there is one
+start() {
+    ( { [ -z "$cgroup" ] || echo "$BASHPID" > "$cgroup/cgroup.procs"; } && exec setsid "${limits[@]}" "$@" ) &
+    pid=$!
+}
 if [ $view = 1 ] && [ "$me" = 0 ]; then
     # root writes the namespace's user map itself, with root inside as $uid
     # outside; until then the supervisor waits, with all its capabilities
     # inside (--keep-caps) to become that user
-    setsid "${limits[@]}" unshare --user --mount --pid --net --ipc --uts --fork --kill-child --keep-caps \
+    start unshare --user --mount --pid --net --ipc --uts --fork --kill-child --keep-caps \
         bash -c 'until grep -q . /proc/self/uid_map; do sleep 0.01; done
-            exec setpriv --reuid=0 --regid=0 --clear-groups --pdeathsig=KILL -- "$@"' sh "${supervise[@]}" &
-    pid=$!
+            exec setpriv --reuid=0 --regid=0 --clear-groups --pdeathsig=KILL -- "$@"' sh "${supervise[@]}"
     while [ "$(readlink "/proc/$pid/ns/user")" = "$(readlink /proc/self/ns/user)" ]; do sleep 0.01; done
     if ! { echo "0 $uid 1" > "/proc/$pid/gid_map" && echo "0 $uid 1" > "/proc/$pid/uid_map"; } 2> /dev/null; then
         echo "sandbox: could not map user $uid into its namespace" >&2
@@ -129,15 +157,18 @@ if [ $view = 1 ] && [ "$me" = 0 ]; then
         exit 1
     fi
 elif [ $view = 1 ]; then
-    setsid "${limits[@]}" unshare --user --map-root-user --mount --pid --net --ipc --uts --fork --kill-child \
-        "${supervise[@]}" &
-    pid=$!
+    start unshare --user --map-root-user --mount --pid --net --ipc --uts --fork --kill-child "${supervise[@]}"
 else
-    setsid "${limits[@]}" "${supervise[@]}" &
-    pid=$!
+    start "${supervise[@]}"
 fi
 wait "$pid"
 status=$?
 end_all
+# the hard limit's work: the kernel ended a process of it
+oom=$([ -z "$cgroup" ] || awk '$1 == "oom_kill" { print $2 }' "$cgroup/$events")
+if [ "${oom:-0}" -gt 0 ] && [ "$status" != 125 ]; then
+    echo "sandbox: stopped: past $((mem_mb * 2)) MiB of memory, the kernel killed a process of it" >&2
+    status=125
+fi
 tidy
 exit "$status"

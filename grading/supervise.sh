@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# supervise.sh VIEW AS SECONDS MEM_MB DISK_MB KEEP NHIDE HIDE... COMMAND...:
+# supervise.sh VIEW AS SECONDS MEM_MB CGROUP DISK_MB KEEP NHIDE HIDE... COMMAND...:
 # the sandbox's supervisor, which grading/sandbox.sh starts in WORK (its
 # working directory). With VIEW=1 it runs as PID 1 of the sandbox's
 # namespaces, which the command's processes cannot signal, and alone sees
@@ -11,8 +11,8 @@
 # VIEW=0 (no namespaces) it runs COMMAND in WORK itself, as user AS where
 # one is given, and stops it after SECONDS; sandbox.sh ends the rest.
 set -e
-view=$1 as=$2 seconds=$3 mem_mb=$4 disk_mb=$5 keep=$6 nhide=$7
-shift 7
+view=$1 as=$2 seconds=$3 mem_mb=$4 cgroup=$5 disk_mb=$6 keep=$7 nhide=$8
+shift 8
 hide=("${@:1:nhide}")
 shift "$nhide"
 if [ "$view" = 1 ]; then
@@ -64,13 +64,33 @@ else
     fi
 fi
 command=$!
+
+# What its processes hold, in MiB: anonymous and shared memory (memfds,
+# SysV segments, files in its tmpfs folders), as its memory cgroup counts
+# it; without one, summed from /proc: each process's anonymous and mapped
+# shared pages, every memfd an fd of theirs holds, every SysV segment, and
+# the tmpfs folders' use.
+held_mb() {
+    if [ -n "$cgroup" ]; then
+        awk '$1 ~ /^(anon|shmem|total_rss|total_shmem|total_swap)$/ { b += $2 } END { print int(b / 1048576) }' \
+            "$cgroup/memory.stat"
+    elif [ "$view" = 1 ]; then
+        {
+            cat "$root"/proc/[0-9]*/status | awk '/^(RssAnon|RssShmem):/ { print $2 }'
+            find "$root"/proc/[0-9]*/fd -lname '/memfd:*' -exec stat -L -c '%i %b %B' {} + | sort -u |
+                awk '{ print $2 * $3 / 1024 }'
+            awk 'NR > 1 { print $15 / 1024 }' "$root/proc/sysvipc/shm"
+            df -k --output=used "$root/tmp" "$root/tmp/sandbox" "$root/dev/shm" | tail -n +2
+        } 2> /dev/null | awk '{ kb += $1 } END { print int(kb / 1024) }'
+    else
+        echo 0
+    fi
+}
 exec 3>&2 2> /dev/null # quiet: bash notices of dead jobs; the command keeps its stderr
 stop='' status=''
 end=$((SECONDS + seconds))
 while kill -0 "$command" 2> /dev/null; do
-    used=0
-    [ "$view" = 1 ] && used=$(cat "$root"/proc/[0-9]*/status 2> /dev/null | awk "/^VmRSS:/ { kb += \$2 } END { print int(kb / 1024) }")
-    if [ "${used:-0}" -gt "$mem_mb" ]; then
+    if [ "$(held_mb)" -gt "$mem_mb" ]; then
         stop="its processes held more than $mem_mb MiB of memory" status=125; break
     elif [ "$SECONDS" -ge "$end" ]; then
         stop="still running after $seconds s" status=124; break

@@ -239,7 +239,7 @@ fixtures() { # in $dir, a folder of this user's, as $who, in $mode
     # 6. memory held in memfds, never mapped
     fresh
     sb SANDBOX_MEM_MB=256 -- "$work" 30 -- "$probe" memfd 512
-    if [[ $out == *"no memory limit"* ]]; then skip "memfds" "no memory limit in this mode (no cgroup of its own)"
+    if [[ $out == *"no memory"* ]]; then skip "memfds" "no memory limit in this mode (no cgroup of its own)"
     elif [ $rc = 125 ] && [[ $out == *"sandbox: stopped"* ]]; then held "512 MiB in memfds, past 256 MiB, is stopped (125)"
     else failed "memfds" "exit $rc: $(echo "$out" | tr '\n' ' ')"; fi
 
