@@ -16,8 +16,11 @@ shift 8
 hide=("${@:1:nhide}")
 shift "$nhide"
 if [ "$view" = 1 ]; then
-    root=$(mktemp -d)
     mount --make-rprivate /
+    # the view's root in a /tmp of the supervisor's own: none left on the host's
+    mount -t tmpfs -o size=64k tmpfs /tmp
+    root=/tmp/view
+    mkdir "$root"
     mount --rbind / "$root"
     # every mount read-only, the top and those beneath it
     awk "{print \$5}" /proc/self/mountinfo | grep "^$root" | sort -r | while read -r m; do
