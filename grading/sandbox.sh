@@ -4,30 +4,48 @@
 # directory. When it ends, what the copy then holds at each of the paths
 # SANDBOX_KEEP names (relative to WORK, split at spaces) replaces what WORK
 # holds there; without SANDBOX_KEEP, the whole copy replaces WORK's contents.
+# What comes back is the grader's. HIDE: absolute paths of folders it must
+# not read (the grader's checkout, the submissions, the grades).
 #
-# Plain Linux namespaces, through util-linux's unshare and setpriv (nothing
-# to install). A user namespace makes root inside the grader's user outside
-# (where the grader is root, a user of its own: see below); a mount
-# namespace shows every file system read-only, each HIDE folder (the
-# grader's checkout, the other submissions) covered by an empty one, and a
-# fresh /tmp; there is no network; a PID namespace of its own keeps a
-# kill(-1) or a fork bomb inside, and every process dies with it. COMMAND
-# runs chrooted there with no capabilities at all, so it can neither leave
-# the chroot, nor mount, nor look through /proc/1 at the supervisor
-# (grading/supervise.sh), which alone sees the real file system.
+# In every mode COMMAND has no terminal (a session of its own, stdin
+# /dev/null, a terminal on stdout or stderr reached through a pipe) and no
+# fd of the grader's but 0 to 2; it runs at most SANDBOX_PROCS processes
+# (default 256) and writes files of SANDBOX_FILE_MB at most (default 256);
+# after SECONDS it is stopped (exit 124), saying "sandbox: stopped: ..." on
+# stderr. An interrupt (INT, TERM, HUP) ends all it started, then
+# sandbox.sh.
 #
-# Limits, each ending the whole namespace with a line "sandbox: stopped: ..."
-# on stderr: SECONDS of wall time (exit 124); SANDBOX_MEM_MB of memory held
-# by all its processes together (default 2048; exit 125), read five times a
-# second, so a burst between two readings can pass it briefly; the copy is
-# a tmpfs of SANDBOX_DISK_MB (default 1024): a full one fails writes, not
-# the grader's disk. Also SANDBOX_PROCS processes (default 256, counted for
-# the grader's user) and SANDBOX_FILE_MB a file (default 256).
+# Memory (exit 125 past SANDBOX_MEM_MB, default 2048) counts anonymous and
+# shared memory: memfds, SysV segments, and files in its tmpfs folders, its
+# copy of WORK among them; read five times a second. As root, where it can
+# make one, a memory cgroup of its own counts it, and its hard limit, twice
+# that, bounds a burst between two readings. Without one, with user
+# namespaces, /proc is summed: a memfd that no fd holds counts by its pages
+# mapped alone, and a burst has no bound; in the fallback, no limit.
 #
-# Where user namespaces are refused (SANDBOX=none acts so), it says so on
-# stderr and runs COMMAND in WORK itself with the time, process and file
-# limits alone: as root (a container), under a user id of its own that owns
-# WORK and nothing else; as another user, with that user's rights.
+# With user namespaces (util-linux's unshare and setpriv), the supervisor
+# (grading/supervise.sh), PID 1 of the command's own mount, PID, network,
+# IPC and UTS namespaces, runs COMMAND chrooted, without capabilities. It
+# reads every file system read-only, less the HIDE folders, /run and
+# /var/run (sockets) and the host's /dev (it has null, zero, full, random,
+# urandom, tty, shm, and /dev/nvidia* for the GPU). It writes its copy of
+# WORK (a tmpfs of SANDBOX_DISK_MB, default 1024: a full one fails writes),
+# a fresh /tmp and /dev/shm, nothing else. It reaches no network, no
+# process outside, and no socket but one elsewhere whose file its user may
+# write. Its user: as root, a user of its own (200000 + this PID) outside,
+# root inside, so it reads what any user may; as another user, that user.
+# A HIDE folder it would still see stops it before it starts (exit 126).
+#
+# Without them (refused here, or SANDBOX=none) it says so on stderr and runs
+# COMMAND in WORK itself, with the host's files, sockets and network:
+# - as root, as a user of its own owning WORK alone: it reads and writes
+#   what any user may. A HIDE folder that user can reach is refused (exit
+#   126: make it chmod 700). Every process of that user ends with it, and
+#   what it left in /tmp, /var/tmp and /dev/shm is deleted.
+# - as another user, with all that user's rights (its files, HIDE folders
+#   included, its terminals, the supervisor that times it), and its session
+#   alone ended: a process that leaves it lives on. Trust no grade of a
+#   hostile class made so.
 set -u
 work=$1 seconds=$2
 shift 2

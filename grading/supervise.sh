@@ -4,12 +4,14 @@
 # working directory). With VIEW=1 it runs as PID 1 of the sandbox's
 # namespaces, which the command's processes cannot signal, and alone sees
 # the real file system: it builds the command's view (every file system
-# read-only, the NHIDE HIDE folders covered, a tmpfs copy of WORK of
-# DISK_MB as the one writable place), starts COMMAND chrooted there without
-# capabilities, stops it after SECONDS or when its processes hold more than
-# MEM_MB, and copies back what KEEP names (all of WORK if empty). With
-# VIEW=0 (no namespaces) it runs COMMAND in WORK itself, as user AS where
-# one is given, and stops it after SECONDS; sandbox.sh ends the rest.
+# read-only; a /dev of its own; /run, /var/run and the NHIDE HIDE folders
+# covered; a fresh /tmp; a tmpfs copy of WORK of DISK_MB as its one place
+# to write), starts COMMAND chrooted there without capabilities, and
+# copies back what KEEP names (all of WORK if empty). With VIEW=0 (no
+# namespaces) it runs COMMAND in WORK itself, as user AS where one is
+# given; sandbox.sh ends the rest. Either way it stops COMMAND after
+# SECONDS, or once it holds more than MEM_MB (as the memory cgroup CGROUP
+# counts it, where one is given; else, with VIEW=1, as /proc shows it).
 set -e
 view=$1 as=$2 seconds=$3 mem_mb=$4 cgroup=$5 disk_mb=$6 keep=$7 nhide=$8
 shift 8
