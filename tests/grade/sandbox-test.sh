@@ -164,7 +164,7 @@ sb() {
 fresh() { work=$(mktemp -d "$dir/work.XXXXXX"); }
 say() { echo "sandbox-test: $who, $mode: $*"; }
 held() { say "$1: as it should"; }
-failed() { say "$1: $2"; status=1; }
+failed() { say "$1: $(tr '\n' ' ' <<< "$2")"; status=1; }
 skip() { say "$1: skipped: $2"; }
 # a number of seconds no other process sleeps: it names the fixture's processes
 mark() { echo "$((4000 + RANDOM % 1000)).$$$RANDOM"; }
@@ -255,7 +255,7 @@ fixtures() { # in $dir, a folder of this user's, as $who, in $mode
     for _ in $(seq 50); do pgrep -f -- "$m" > /dev/null || break; sleep 0.1; done
     if pgrep -f -- "$m" > /dev/null; then failed "interrupted" "5 s after SIGINT: $(pgrep -a -f -- "$m" | tr '\n' ';')"
     else held "interrupted, nothing of it runs on"; fi
-    reap "$m"; wait "$listener" 2> /dev/null
+    { reap "$m"; wait "$listener"; } 2> /dev/null # quiet: bash's notice of the job it killed
 
     # 8. a daemon, in a session of its own
     if [ $fallback = 1 ] && [ $root = 0 ]; then
