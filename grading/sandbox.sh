@@ -75,25 +75,58 @@ uid=$me
 [ "$me" = 0 ] && uid=$((200000 + $$))
 view=0
 [ "${SANDBOX:-}" != none ] && unshare --user --map-root-user --mount --pid --fork --net true 2> /dev/null && view=1
+as='' # the user the supervisor runs the command as: in the fallback as root, its own
+[ $view = 0 ] && [ "$me" = 0 ] && as=$uid
 # In the fallback that user reads what any user may: no HIDE folder may be
 # among it.
-if [ $view = 0 ] && [ "$me" = 0 ]; then
+if [ -n "$as" ]; then
     for h in "${hide[@]}"; do
-        if setpriv --reuid="$uid" --regid="$uid" --clear-groups -- test -r "$h" -o -x "$h"; then
+        if setpriv --reuid="$as" --regid="$as" --clear-groups -- test -r "$h" -o -x "$h"; then
             echo "sandbox: refused: the user it runs as could reach $h, a folder to hide:" \
                 "make it reachable by its owner only: chmod 700 $h" >&2
             exit 126
         fi
     done
 fi
-if [ "$me" = 0 ]; then chown -R "$uid:$uid" "$work" || exit 1; fi
+
+pid='' cgroup=''
+# Everything it started ends: its session (in the namespaces, their PID 1
+# with it, and so all inside), and in the fallback as root every process
+# of its user, wherever it went.
+end_all() {
+    [ -n "$pid" ] || return 0
+    kill -KILL -- "-$pid" 2> /dev/null
+    [ -z "$as" ] || setpriv --reuid="$as" --regid="$as" --clear-groups -- bash -c 'kill -KILL -1' 2> /dev/null
+    wait "$pid" 2> /dev/null
+    for _ in $(seq 100); do kill -0 -- "-$pid" 2> /dev/null || break; sleep 0.05; done
+}
+# What it wrote is the grader's again.
+tidy() {
+    [ "$me" = 0 ] || return 0
+    find . -user "$uid" -exec chown -h "$me:$(id -g)" {} +
+    [ -z "$as" ] || find /tmp /var/tmp /dev/shm -xdev -user "$as" -delete 2> /dev/null
+    [ -z "$cgroup" ] || for _ in $(seq 40); do rmdir "$cgroup" 2> /dev/null && break; sleep 0.05; done
+}
+# shellcheck disable=SC2317 # the traps below call it
+interrupted() { # SIGNAL: all ended first, then sandbox.sh dies of it
+    trap '' INT TERM HUP
+    end_all
+    tidy
+    trap - "$1"
+    kill -"$1" $$
+}
+trap 'interrupted INT' INT
+trap 'interrupted TERM' TERM
+trap 'interrupted HUP' HUP
+
 cd "$work" || exit 1
+if [ "$me" = 0 ]; then chown -R "$uid:$uid" . || exit 1; fi
 
 # As root, a memory cgroup of its own (v2, else v1's memory hierarchy): it
 # counts every page its processes hold, memfds and tmpfs files included,
 # and its hard limit, twice SANDBOX_MEM_MB, bounds a burst between two of
 # the supervisor's readings.
-mem_mb=${SANDBOX_MEM_MB:-2048} cgroup='' events=''
+mem_mb=${SANDBOX_MEM_MB:-2048} events=''
 if [ "$me" = 0 ]; then
     v1=/sys/fs/cgroup/memory$(awk -F: '$2 ~ /(^|,)memory(,|$)/ { print $3 }' /proc/self/cgroup)
     if grep -qw memory /sys/fs/cgroup/cgroup.subtree_control 2> /dev/null; then
@@ -122,38 +155,8 @@ fi
 procs=${SANDBOX_PROCS:-256}
 [ "$me" = 0 ] || procs=$(($(ps -u "$me" --no-headers | wc -l) + procs))
 limits=(prlimit --nproc="$procs" --fsize=$((${SANDBOX_FILE_MB:-256} << 20)) --core=0)
-supervise=(bash -c "$supervisor" supervise.sh "$view" "$([ "$view$me" = 00 ] && echo "$uid")" "$seconds"
+supervise=(bash -c "$supervisor" supervise.sh "$view" "$as" "$seconds"
     "$mem_mb" "$cgroup" "${SANDBOX_DISK_MB:-1024}" "${SANDBOX_KEEP:-}" "${#hide[@]}" "${hide[@]}" "$@")
-
-pid=''
-# Everything it started ends: its session (in the namespaces, their PID 1
-# with it, and so all inside), and in the fallback as root every process
-# of its user, wherever it went.
-end_all() {
-    [ -n "$pid" ] || return 0
-    kill -KILL -- "-$pid" 2> /dev/null
-    [ "$view$me" = 00 ] && setpriv --reuid="$uid" --regid="$uid" --clear-groups -- bash -c 'kill -KILL -1' 2> /dev/null
-    wait "$pid" 2> /dev/null
-    for _ in $(seq 100); do kill -0 -- "-$pid" 2> /dev/null || break; sleep 0.05; done
-}
-# What it wrote is the grader's again.
-tidy() {
-    [ "$me" = 0 ] || return 0
-    find . -user "$uid" -exec chown -h "$me:$(id -g)" {} +
-    [ $view = 1 ] || find /tmp /var/tmp /dev/shm -xdev -user "$uid" -delete 2> /dev/null
-    [ -z "$cgroup" ] || for _ in $(seq 40); do rmdir "$cgroup" 2> /dev/null && break; sleep 0.05; done
-}
-# shellcheck disable=SC2317 # the traps below call it
-interrupted() { # SIGNAL: all ended first, then sandbox.sh dies of it
-    trap '' INT TERM HUP
-    end_all
-    tidy
-    trap - "$1"
-    kill -"$1" $$
-}
-trap 'interrupted INT' INT
-trap 'interrupted TERM' TERM
-trap 'interrupted HUP' HUP
 
 # start COMMAND...: in a session of its own, in the cgroup where there is one
 start() {
