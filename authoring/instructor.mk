@@ -86,9 +86,11 @@ grade:
 	folders (each with labs/<lab>/<lab>.cu)"; exit 1; }
 	@EMU=$(if $(filter 1,$(EMU)),1,0) grading/grade.sh "$(BUILD)" "$(SUBMISSIONS)" "$(or $(OUT),grades)" $(SELECTED)
 
-# The grader against a hostile class, and as Gradescope runs it (tests/grade):
-# about 2.5 minutes on 2 cores.
+# The sandbox against commands that try to get out, the grader against a
+# hostile class, and as Gradescope runs it (tests/grade): about 3 minutes on
+# 2 cores.
 check-grade:
+	+@tests/grade/sandbox-test.sh
 	+@tests/grade/grade-test.sh
 	+@tests/grade/gradescope-test.sh
 
