@@ -40,7 +40,7 @@ seed=${SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
 weights=${WEIGHTS:-grading/weights.txt}
 jobs=${JOBS:-$(nproc)}
 [ -d "$submissions" ] || { echo "grade: SUBMISSIONS=$submissions is not a folder"; exit 1; }
-mkdir -p "$out" || exit 1
+mkdir -p "$out" && chmod 700 "$out" || exit 1 # grades are no one else's to read
 out=$(cd "$out" && pwd) submissions=$(cd "$submissions" && pwd)
 # one grading at a time in an OUT; others may run beside it in other OUTs
 exec 9> "$out/.lock"
@@ -124,6 +124,23 @@ mkdir -p "$build" && : > "$out/judges.log"
 { flock 8 && prepare; } 8> "$build/.grade.lock" 9>&- < /dev/null ||
     { echo "grade: the judges or the skeletons do not build: see $out/judges.log"; exit 1; }
 
+# The sandbox must hold before anyone is graded: asked once, on an empty
+# folder, with what it must hide. Without user namespaces, as another user
+# than root, nothing keeps a submission from this user's files: that takes
+# SANDBOX=trust, for code one trusts.
+mkdir "$works/probe" || exit 1
+sandbox=$(grading/sandbox.sh "$works/probe" 60 "$here" "$submissions" "$out" -- true 2>&1) ||
+    { echo "grade: the sandbox refuses to run: ${sandbox#sandbox: }"; exit 1; }
+if [[ $sandbox == *"without isolation"* ]] && [ "${SANDBOX:-}" != trust ]; then
+    echo "grade: no user namespaces here (or SANDBOX=none), and not root: each submission would run"
+    echo "       with your rights, your files and the other submissions open to it. Run make grade"
+    echo "       as root (as in a container), allow user namespaces, or give SANDBOX=trust to grade"
+    echo "       code you trust."
+    exit 1
+fi
+printf 'Sandbox: %s.\n' "$( [ -n "$sandbox" ] && echo "${sandbox#sandbox: }" ||
+    echo "its own user, mount, PID and network namespaces (grading/sandbox.sh)")" >> "$out/.how"
+
 # A file's frame, as grading/splice.awk finds it against the skeleton $1:
 # the file $2 without the code of its TODO regions.
 frame() { awk -v frame=1 -f grading/splice.awk "$1" "$2" 2> /dev/null | sed -E 's/[ -]*$//'; }
@@ -188,7 +205,8 @@ grade_lab() { # SUBMISSION NAME LAB: one lab of one submission, into OUT/NAME/LA
         cap > "$dir/build.log"
     if [ ! -x "$work/$bin" ]; then
         local why
-        why=$(grep -m1 -E -e '(^|[^A-Za-z])error([^A-Za-z]|$)' -e '^sandbox: stopped' "$dir/build.log" | head -c 300)
+        why=$(grep -m1 -E -e '(^|[^A-Za-z])error([^A-Za-z]|$)' -e '^sandbox: (stopped|refused|could not)' \
+            "$dir/build.log" | head -c 300)
         all build "does not compile: ${why:-see build.log}"
         rm -rf "$work"
         return
@@ -214,6 +232,7 @@ grade_lab() { # SUBMISSION NAME LAB: one lab of one submission, into OUT/NAME/LA
     case $ran in
     124 | 137) printf 'the run was stopped after %s s; ' "${GRADE_RUN_SECONDS:-900}" > "$dir/stopped" ;;
     125) printf 'the run was stopped for holding more than %s MiB; ' "${SANDBOX_MEM_MB:-2048}" > "$dir/stopped" ;;
+    126) printf 'the sandbox refused to run it (run.log says why); ' > "$dir/stopped" ;;
     esac
     # only plain files are judged: a link could point at another's results,
     # a pipe would stall the judge
