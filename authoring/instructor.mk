@@ -86,10 +86,11 @@ grade:
 	folders (each with labs/<lab>/<lab>.cu)"; exit 1; }
 	@EMU=$(if $(filter 1,$(EMU)),1,0) grading/grade.sh "$(BUILD)" "$(SUBMISSIONS)" "$(or $(OUT),grades)" $(SELECTED)
 
-# The grader against a hostile class, and as Gradescope runs it (tests/grade):
-# about 2.5 minutes on 2 cores.
+# The grader against a hostile class, against what it is given besides the
+# code, and as Gradescope runs it (tests/grade): about 4 minutes on 2 cores.
 check-grade:
 	+@tests/grade/grade-test.sh
+	+@tests/grade/inputs-test.sh
 	+@tests/grade/gradescope-test.sh
 
 # The student copy: the committed tree less the instructors' folders
