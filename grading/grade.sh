@@ -37,8 +37,20 @@ seed=${SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
 weights=${WEIGHTS:-grading/weights.txt}
 jobs=${JOBS:-$(nproc)}
 [ -d "$submissions" ] || { echo "grade: SUBMISSIONS=$submissions is not a folder"; exit 1; }
+# where a link leads (pwd -P), for find would not follow it
+submissions=$(cd "$submissions" && pwd -P) || exit 1
+# Every folder in it is a submission. An empty one grades nobody and only
+# prepares the judges (Gradescope's setup.sh does that); one that holds only
+# what is not a folder is a mistake.
+others=$(find "$submissions" -mindepth 1 -maxdepth 1 ! -type d -printf '%f, ' | LC_ALL=C tr '\000-\037\177' '?')
+if [ -n "$others" ] && [ -z "$(find "$submissions" -mindepth 1 -maxdepth 1 -type d -print -quit)" ]; then
+    echo "grade: SUBMISSIONS=$submissions holds no submission folder (one a submission, with" \
+        "labs/<lab>/<lab>.cu), only ${others%, }; an empty folder would only prepare the judges"
+    exit 1
+fi
+[ -z "$others" ] || echo "grade: not folders, so not graded: ${others%, }"
 mkdir -p "$out" || exit 1
-out=$(cd "$out" && pwd) submissions=$(cd "$submissions" && pwd)
+out=$(cd "$out" && pwd)
 # one grading at a time in an OUT; others may run beside it in other OUTs
 exec 9> "$out/.lock"
 flock -n 9 || { echo "grade: another make grade is writing to $out: wait for it, or give another OUT="; exit 1; }
@@ -249,7 +261,7 @@ export -f grade_one grade_lab stage_ids cases points technique_share technique_o
 export build out here submissions seed weights pristine
 export LABS_LIST="${labs[*]}"
 if [ -z "$(find "$submissions" -mindepth 1 -maxdepth 1 -type d -print -quit)" ]; then
-    echo "grade: no submission folders in $submissions; the judges and the pristine tree are ready"
+    echo "grade: $submissions is empty, so nobody was graded; the judges and the pristine tree are ready"
     exit 0
 fi
 # shellcheck disable=SC2016 # the child shell expands them

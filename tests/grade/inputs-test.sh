@@ -36,5 +36,28 @@ for f in summary.md grades.csv junit.xml s/results.json; do
 done
 [ $status = 0 ] && echo "inputs-test: reasons with control characters: valid JSON and XML (checked by$validators)"
 
+# A class of skeletons, given as a link to its folder.
+class=$tmp/class
+for name in plain "with space"; do
+    mkdir -p "$class/$name/labs/map" && cp labs/map/map.cu "$class/$name/labs/map/"
+done
+ln -s class "$tmp/link"
+SEED=7 JOBS=2 make --no-print-directory grade SUBMISSIONS="$tmp/link" OUT="$tmp/out" LAB=map EMU=1 \
+    > "$tmp/grade.log" 2>&1 || { tail -5 "$tmp/grade.log"; fail "make grade fails on the class"; }
+full=$(tests/grade/stages.sh build/emu/solutions map)
+for name in plain "with space"; do
+    grep -qxF "grade: $name: 0 of $full" "$tmp/grade.log" || fail "$name: not graded 0 of $full, as it should"
+done
+
+# SUBMISSIONS holding no submission folder: empty, it only prepares the
+# judges (as Gradescope's setup does); holding something else, it fails.
+mkdir "$tmp/empty" "$tmp/files" && cp labs/map/map.cu "$tmp/files/"
+make --no-print-directory grade SUBMISSIONS="$tmp/empty" OUT="$tmp/out-empty" LAB=map EMU=1 > "$tmp/empty.log" 2>&1 ||
+    fail "an empty SUBMISSIONS, to prepare the judges, fails"
+if make --no-print-directory grade SUBMISSIONS="$tmp/files" OUT="$tmp/out-files" LAB=map EMU=1 > "$tmp/files.log" 2>&1 ||
+   ! grep -q 'holds no submission folder' "$tmp/files.log"; then
+    fail "a SUBMISSIONS of files alone was not refused"
+fi
+
 [ $status = 0 ] && echo "inputs-test: no name, reason or SUBMISSIONS fooled the grader"
 exit $status
