@@ -247,15 +247,18 @@ first_wrong() {
 }
 
 grade_one() { # SUBMISSION: every lab, one after another
-    local sub=${1%/} base name
-    base=$(basename -- "$sub")
+    local sub=${1%/} base name shown
+    base=${sub##*/} # as it is: basename's $(...) would drop a trailing newline
     name=$(printf '%s' "$base" | LC_ALL=C tr -c 'A-Za-z0-9._-' '_')
     # a folder name that needed changing gets its checksum, so two never meet
     [ "$name" = "$base" ] || name+=-$(printf '%s' "$base" | cksum | cut -d' ' -f1)
-    mkdir -p "$out/$name" && printf '%s\n' "$base" > "$out/$name/.name" &&
+    # the name as every report shows it: a control character as ?, so that
+    # none can start a line of its own
+    shown=$(printf '%s' "$base" | LC_ALL=C tr '\000-\037\177' '?')
+    mkdir -p "$out/$name" && printf '%s\n' "$shown" > "$out/$name/.name" &&
         printf '%s\n' "$name" >> "$out/.graded"
     for lab in "${labs[@]}"; do grade_lab "$sub" "$name" "$lab"; done
-    echo "grade: $base: $(awk -F'\t' '{ t += $3; m += $4 } END { print t " of " m }' "$out/$name"/*/score.tsv)"
+    echo "grade: $shown: $(awk -F'\t' '{ t += $3; m += $4 } END { print t " of " m }' "$out/$name"/*/score.tsv)"
 }
 export -f grade_one grade_lab stage_ids cases points technique_share technique_of first_wrong frame
 export build out here submissions seed weights pristine

@@ -36,17 +36,23 @@ for f in summary.md grades.csv junit.xml s/results.json; do
 done
 [ $status = 0 ] && echo "inputs-test: reasons with control characters: valid JSON and XML (checked by$validators)"
 
-# A class of skeletons, given as a link to its folder.
-class=$tmp/class
-for name in plain "with space"; do
+# A class of skeletons, given as a link to its folder, one named with a
+# newline that would start a heading of summary.md.
+class=$tmp/class forged=$'forged\n## forged: 6 of 6'
+for name in plain "with space" "$forged"; do
     mkdir -p "$class/$name/labs/map" && cp labs/map/map.cu "$class/$name/labs/map/"
 done
 ln -s class "$tmp/link"
 SEED=7 JOBS=2 make --no-print-directory grade SUBMISSIONS="$tmp/link" OUT="$tmp/out" LAB=map EMU=1 \
     > "$tmp/grade.log" 2>&1 || { tail -5 "$tmp/grade.log"; fail "make grade fails on the class"; }
 full=$(tests/grade/stages.sh build/emu/solutions map)
-for name in plain "with space"; do
+for name in plain "with space" "forged?## forged: 6 of 6"; do
     grep -qxF "grade: $name: 0 of $full" "$tmp/grade.log" || fail "$name: not graded 0 of $full, as it should"
+done
+grep -qs '^## forged: 6 of 6' "$tmp/grade.log" "$tmp/out/summary.md" "$tmp/out/grades.csv" &&
+    fail "a name with a newline forged a line"
+for f in summary.md grades.csv junit.xml; do
+    if [ ! -f "$tmp/out/$f" ] || has_control "$tmp/out/$f"; then fail "$f is missing or holds a raw control character"; fi
 done
 
 # SUBMISSIONS holding no submission folder: empty, it only prepares the
