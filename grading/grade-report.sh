@@ -7,7 +7,8 @@
 # lack their idea,
 # OUT/summary.md for the instructor, OUT/junit.xml for CI (a test suite a
 # submission, a test case a stage), and OUT/<name>/results.json in
-# Gradescope's autograder format (a test a stage).
+# Gradescope's autograder format (a test a stage). Fails, naming it, if a
+# file it should write is not there afterwards.
 set -u
 out=$1
 shift
@@ -20,6 +21,7 @@ shown() { LC_ALL=C tr '\000-\010\013-\037\177' '?' < "$1"; }
 # This run's submissions, with the folders of their labs' scores.
 submissions() { for name in "${graded[@]}"; do [ -f "$out/$name/$1/score.tsv" ] && echo "$out/$name"; done; }
 mapfile -t dirs < <(submissions "$1")
+rm -f "$csv" "$md" "$xml"
 {
     printf 'submission'
     for lab in "$@"; do printf ',%s' "$lab"; done
@@ -58,6 +60,7 @@ mapfile -t dirs < <(submissions "$1")
 # Gradescope: {"score", "tests": [{"name", "score", "max_score", "output"}]}
 how=$(shown "$out/.how")
 for d in "${dirs[@]}"; do
+    rm -f "$d/results.json"
     for lab in "$@"; do shown "$d/$lab/score.tsv"; done | HOW=$how awk -F'\t' '
         BEGIN { for (i = 1; i < 128; i++) code[sprintf("%c", i)] = i }
         function json(s) { gsub(/\\/, "\\\\", s); gsub(/"/, "\\\"", s)
@@ -87,4 +90,10 @@ done
     done
     echo '</testsuites>'
 } > "$xml"
+missing=()
+for f in "$csv" "$md" "$xml" "${dirs[@]/%//results.json}"; do [ -f "$f" ] || missing+=("$f"); done
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "grade: not written, so the grades are incomplete: ${missing[*]}"
+    exit 1
+fi
 echo "grade: $md, $csv, $xml and results.json (Gradescope) in each submission's folder"

@@ -249,7 +249,10 @@ first_wrong() {
 grade_one() { # SUBMISSION: every lab, one after another
     local sub=${1%/} base name shown
     base=${sub##*/} # as it is: basename's $(...) would drop a trailing newline
-    name=$(printf '%s' "$base" | LC_ALL=C tr -c 'A-Za-z0-9._-' '_')
+    # its folder in OUT: no dot, for every file the grader writes there has
+    # one (summary.md, junit.xml, .lock), and a folder standing in its way
+    # would keep it from being written
+    name=$(printf '%s' "$base" | LC_ALL=C tr -c 'A-Za-z0-9_-' '_')
     # a folder name that needed changing gets its checksum, so two never meet
     [ "$name" = "$base" ] || name+=-$(printf '%s' "$base" | cksum | cut -d' ' -f1)
     # the name as every report shows it: a control character as ?, so that

@@ -36,17 +36,26 @@ for f in summary.md grades.csv junit.xml s/results.json; do
 done
 [ $status = 0 ] && echo "inputs-test: reasons with control characters: valid JSON and XML (checked by$validators)"
 
+# A class file that cannot be written (a folder stands there) fails the
+# grading, naming it.
+rm "$fake/junit.xml" && mkdir "$fake/junit.xml"
+if grading/grade-report.sh "$fake" map > "$tmp/report.log" 2>&1 || ! grep -q "not written.*junit.xml" "$tmp/report.log"; then
+    fail "a junit.xml that could not be written was not reported"
+fi
+
 # A class of skeletons, given as a link to its folder, one named with a
-# newline that would start a heading of summary.md.
+# newline that would start a heading of summary.md, two as files the
+# grader writes in OUT.
 class=$tmp/class forged=$'forged\n## forged: 6 of 6'
-for name in plain "with space" "$forged"; do
+names=(plain "with space" "$forged" junit.xml .graded)
+for name in "${names[@]}"; do
     mkdir -p "$class/$name/labs/map" && cp labs/map/map.cu "$class/$name/labs/map/"
 done
 ln -s class "$tmp/link"
 SEED=7 JOBS=2 make --no-print-directory grade SUBMISSIONS="$tmp/link" OUT="$tmp/out" LAB=map EMU=1 \
     > "$tmp/grade.log" 2>&1 || { tail -5 "$tmp/grade.log"; fail "make grade fails on the class"; }
 full=$(tests/grade/stages.sh build/emu/solutions map)
-for name in plain "with space" "forged?## forged: 6 of 6"; do
+for name in "${names[@]//$'\n'/?}"; do
     grep -qxF "grade: $name: 0 of $full" "$tmp/grade.log" || fail "$name: not graded 0 of $full, as it should"
 done
 grep -qs '^## forged: 6 of 6' "$tmp/grade.log" "$tmp/out/summary.md" "$tmp/out/grades.csv" &&
@@ -54,6 +63,10 @@ grep -qs '^## forged: 6 of 6' "$tmp/grade.log" "$tmp/out/summary.md" "$tmp/out/g
 for f in summary.md grades.csv junit.xml; do
     if [ ! -f "$tmp/out/$f" ] || has_control "$tmp/out/$f"; then fail "$f is missing or holds a raw control character"; fi
 done
+if [ "$(grep -cs '<testsuite ' "$tmp/out/junit.xml")" != ${#names[@]} ] ||
+   [ "$(wc -l 2> /dev/null < "$tmp/out/grades.csv")" != $((${#names[@]} + 1)) ]; then
+    fail "junit.xml or grades.csv does not hold every submission"
+fi
 
 # SUBMISSIONS holding no submission folder: empty, it only prepares the
 # judges (as Gradescope's setup does); holding something else, it fails.
