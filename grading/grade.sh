@@ -49,6 +49,11 @@ if [ -n "$others" ] && [ -z "$(find "$submissions" -mindepth 1 -maxdepth 1 -type
     exit 1
 fi
 [ -z "$others" ] || echo "grade: not folders, so not graded: ${others%, }"
+case $(realpath -m -- "$out")/ in "$submissions"/*)
+    echo "grade: OUT=$out is inside SUBMISSIONS=$submissions, where it would be graded as a" \
+        "submission: give an OUT elsewhere"
+    exit 1 ;;
+esac
 mkdir -p "$out" || exit 1
 out=$(cd "$out" && pwd)
 # one grading at a time in an OUT; others may run beside it in other OUTs

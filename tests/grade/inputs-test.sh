@@ -77,6 +77,11 @@ if make --no-print-directory grade SUBMISSIONS="$tmp/files" OUT="$tmp/out-files"
    ! grep -q 'holds no submission folder' "$tmp/files.log"; then
     fail "a SUBMISSIONS of files alone was not refused"
 fi
+# an OUT inside it would be graded as a submission
+if make --no-print-directory grade SUBMISSIONS="$tmp/link" OUT="$class/grades" LAB=map EMU=1 > "$tmp/inside.log" 2>&1 ||
+   ! grep -q 'inside SUBMISSIONS' "$tmp/inside.log"; then
+    fail "an OUT inside SUBMISSIONS was not refused"
+fi
 
 [ $status = 0 ] && echo "inputs-test: no name, reason or SUBMISSIONS fooled the grader"
 exit $status
