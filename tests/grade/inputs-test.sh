@@ -2,7 +2,9 @@
 # inputs-test.sh: what make grade is given, besides the code: the names of
 # the submission folders, the reasons it writes, SUBMISSIONS itself. None
 # may forge a line of the reports, break their formats, or stand where a
-# class file goes. Under EMU=1, no GPU needed; about a minute on 2 cores.
+# class file goes. And what make test is given: N, BLOCK and SEED, read as
+# make run reads them. Under EMU=1, no GPU needed; about a minute on 2
+# cores.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/inputs.XXXXXX")
@@ -83,5 +85,19 @@ if make --no-print-directory grade SUBMISSIONS="$tmp/link" OUT="$class/grades" L
     fail "an OUT inside SUBMISSIONS was not refused"
 fi
 
-[ $status = 0 ] && echo "inputs-test: no name, reason or SUBMISSIONS fooled the grader"
+# The student's choices: make test refuses a mistake before any test runs,
+# in the sentence make run refuses it in; good ones still work.
+for choice in N=abc N=2^64 BLOCK=0 BLOCK=1025 SEED=-1; do
+    run=$(make --no-print-directory run LAB=map EMU=1 "$choice" 2>&1 | grep '^error: ')
+    make --no-print-directory test LAB=map EMU=1 "$choice" > "$tmp/test.log" 2>&1 && fail "make test $choice passes"
+    said=$(grep '^error: ' "$tmp/test.log")
+    if [ -z "$run" ] || [ "$said" != "$run" ] || grep -q '^  stage ' "$tmp/test.log"; then
+        fail "$choice: make run says '${run:-nothing}', make test '${said:-nothing}'$(grep -q '^  stage ' \
+            "$tmp/test.log" && echo ' after its tests')"
+    fi
+done
+make --no-print-directory test LAB=map SOLUTION=1 EMU=1 STAGE=1 N=1000 BLOCK=128 SEED=5 > "$tmp/test.log" 2>&1 ||
+    fail "make test with good choices fails"
+
+[ $status = 0 ] && echo "inputs-test: no name, reason or SUBMISSIONS fooled the grader; make test reads N, BLOCK and SEED as make run does"
 exit $status
