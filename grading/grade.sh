@@ -44,11 +44,12 @@ submissions=$(cd "$submissions" && pwd -P) || exit 1
 # what is not a folder is a mistake.
 others=$(find "$submissions" -mindepth 1 -maxdepth 1 ! -type d -printf '%f, ' | LC_ALL=C tr '\000-\037\177' '?')
 if [ -n "$others" ] && [ -z "$(find "$submissions" -mindepth 1 -maxdepth 1 -type d -print -quit)" ]; then
-    echo "grade: SUBMISSIONS=$submissions holds no submission folder (one a submission, with" \
-        "labs/<lab>/<lab>.cu), only ${others%, }; an empty folder would only prepare the judges"
+    echo "grade: SUBMISSIONS=$submissions holds no submission folder, only ${others%, } (a link in it" \
+        "is not followed); a submission is a folder with labs/<lab>/<lab>.cu, and an empty" \
+        "SUBMISSIONS only prepares the judges"
     exit 1
 fi
-[ -z "$others" ] || echo "grade: not folders, so not graded: ${others%, }"
+[ -z "$others" ] || echo "grade: not graded, not being folders (a link in SUBMISSIONS is not followed): ${others%, }"
 case $(realpath -m -- "$out")/ in "$submissions"/*)
     echo "grade: OUT=$out is inside SUBMISSIONS=$submissions, where it would be graded as a" \
         "submission: give an OUT elsewhere"
