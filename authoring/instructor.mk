@@ -87,7 +87,7 @@ grade:
 	@EMU=$(if $(filter 1,$(EMU)),1,0) grading/grade.sh "$(BUILD)" "$(SUBMISSIONS)" "$(or $(OUT),grades)" $(SELECTED)
 
 # The grader against a hostile class, against what it is given besides the
-# code, and as Gradescope runs it (tests/grade): about 4 minutes on 2 cores.
+# code, and as Gradescope runs it (tests/grade): about 2.5 minutes on 2 cores.
 check-grade:
 	+@tests/grade/grade-test.sh
 	+@tests/grade/inputs-test.sh

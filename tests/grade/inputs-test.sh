@@ -3,7 +3,7 @@
 # the submission folders, the reasons it writes, SUBMISSIONS itself. None
 # may forge a line of the reports, break their formats, or stand where a
 # class file goes. And what make test is given: N, BLOCK and SEED, read as
-# make run reads them. Under EMU=1, no GPU needed; about a minute on 2
+# make run reads them. Under EMU=1, no GPU needed; under a minute on 2
 # cores.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
