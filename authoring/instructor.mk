@@ -87,11 +87,12 @@ grade:
 	@EMU=$(if $(filter 1,$(EMU)),1,0) grading/grade.sh "$(BUILD)" "$(SUBMISSIONS)" "$(or $(OUT),grades)" $(SELECTED)
 
 # The sandbox against commands that try to get out, the grader against a
-# hostile class, and as Gradescope runs it (tests/grade): about 3 minutes on
-# 2 cores.
+# hostile class, against what it is given besides the code, and as
+# Gradescope runs it (tests/grade).
 check-grade:
 	+@tests/grade/sandbox-test.sh
 	+@tests/grade/grade-test.sh
+	+@tests/grade/inputs-test.sh
 	+@tests/grade/gradescope-test.sh
 
 # The student copy: the committed tree less the instructors' folders

@@ -3,7 +3,9 @@
 #define _GNU_SOURCE
 #include "workbook.h"
 
+#include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -848,16 +850,11 @@ void fill_uniform_f32(float *x, size_t n, uint64_t seed, float lo, float hi)
     }
 }
 
-uint64_t seed_from_env(void)
+/* A seed from its text; without one, one drawn from the clock. */
+static uint64_t seed_of(const char *text)
 {
-    const char *text = getenv("SEED");
-    if (text && *text) {
-        char *end;
-        unsigned long long v = strtoull(text, &end, 10);
-        if (*end)
-            die("SEED=%s: a seed is a whole number, e.g. SEED=42", text);
-        return v;
-    }
+    if (text && *text)
+        return whole_number("SEED", text, ULLONG_MAX, "a seed is a whole number, e.g. SEED=42");
     struct timespec t;
     clock_gettime(CLOCK_REALTIME, &t);
     uint64_t v = (uint64_t)(t.tv_nsec ^ t.tv_sec) % 1000000;
@@ -866,6 +863,8 @@ uint64_t seed_from_env(void)
     setenv("SEED", buf, 1); /* children (Criterion's tests) use the same one */
     return v;
 }
+
+uint64_t seed_from_env(void) { return seed_of(getenv("SEED")); }
 
 /* ---- sizes and times --------------------------------------------------- */
 
@@ -911,6 +910,54 @@ bool parse_shape(const char *text, size_t *rows, size_t *cols)
     memcpy(first, text, len);
     first[len] = '\0';
     return parse_size(first, rows) && parse_size(x + 1, cols);
+}
+
+/* ---- the student's choices --------------------------------------------- */
+
+unsigned long long whole_number(const char *name, const char *text, unsigned long long max,
+                                const char *expected)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(text, &end, 10);
+    if (!isdigit((unsigned char)*text) || *end || errno || v > max)
+        die("%s=%s: %s", name, text, expected);
+    return v;
+}
+
+static void read_size(const struct lab *lab, const char *text, struct choices *c)
+{
+    if (lab->matrix) {
+        size_t rows = 0, cols = 0;
+        if (!parse_shape(text, &rows, &cols))
+            die("N=%s: %s takes a matrix's rows and columns, ROWSxCOLS, such as N=1000x999 or "
+                "N=2^14x2^14",
+                text, lab->name);
+        if (rows == 0 || cols == 0)
+            die("N=%s: a matrix with no %s holds nothing to time; choose both sides >= 1", text,
+                rows ? "columns" : "rows");
+        if (rows > SIZE_MAX / cols)
+            die("N=%s: rows times columns is more elements than this machine can count", text);
+        c->n = rows * cols;
+        c->cols = cols;
+    } else if (!parse_size(text, &c->n)) {
+        if (strchr(text, 'x'))
+            die("N=%s: %s's size is one number, such as 1000000 or 2^24 (ROWSxCOLS is for "
+                "matrices, in transpose)",
+                text, lab->name);
+        die("N=%s: expected a whole number below 2^63, such as 1000000, 2^28 or 2^24+17", text);
+    }
+}
+
+void choices_read(const struct lab *lab, const char *n, const char *block, const char *seed,
+                  struct choices *c)
+{
+    if (n && *n)
+        read_size(lab, n, c);
+    c->seed = seed_of(seed);
+    if (block && *block)
+        c->block = (int)whole_number("BLOCK", block, INT_MAX,
+                                     "a block size is a whole number of threads, e.g. BLOCK=256");
 }
 
 const char *size_text(size_t n, size_t cols)

@@ -99,54 +99,18 @@ static void option_texts(int argc, char *argv[], const char *text[OPTIONS])
             text[k] = NULL;
 }
 
-/* NAME=text as a whole number up to max, or die saying what it should be. */
-static unsigned long long whole_number(const char *name, const char *text,
-                                       unsigned long long max, const char *expected)
-{
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(text, &end, 10);
-    if (!isdigit((unsigned char)*text) || *end || errno || v > max)
-        die("%s=%s: %s", name, text, expected);
-    return v;
-}
-
 static struct run_options parse_options(int argc, char *argv[])
 {
     const char *text[OPTIONS];
     option_texts(argc, argv, text);
-    /* Emulated kernels run thousands of times slower: a smaller default size */
-    struct run_options o = {.n = (size_t)1 << (gpu_emulated() ? 20 : 24), .block = 256,
-                            .sweep = true, .stages = text[OPT_STAGE],
-                            .variant = text[OPT_VARIANT]};
-    if (workbook_lab->matrix) { /* a square of the same size by default */
-        o.cols = (size_t)1 << (gpu_emulated() ? 10 : 12);
-        size_t rows = 0;
-        if (text[OPT_N] && !parse_shape(text[OPT_N], &rows, &o.cols))
-            die("N=%s: %s takes a matrix's rows and columns, ROWSxCOLS, such as N=1000x999 or "
-                "N=2^14x2^14",
-                text[OPT_N], workbook_lab->name);
-        if (text[OPT_N] && (rows == 0 || o.cols == 0))
-            die("N=%s: a matrix with no %s holds nothing to time; choose both sides >= 1",
-                text[OPT_N], rows ? "columns" : "rows");
-        if (text[OPT_N] && rows > SIZE_MAX / o.cols)
-            die("N=%s: rows times columns is more elements than this machine can count",
-                text[OPT_N]);
-        o.n = text[OPT_N] ? rows * o.cols : o.cols * o.cols;
-    } else if (text[OPT_N] && !parse_size(text[OPT_N], &o.n)) {
-        if (strchr(text[OPT_N], 'x'))
-            die("N=%s: %s's size is one number, such as 1000000 or 2^24 (ROWSxCOLS is for "
-                "matrices, in transpose)",
-                text[OPT_N], workbook_lab->name);
-        die("N=%s: expected a whole number below 2^63, such as 1000000, 2^28 or 2^24+17",
-            text[OPT_N]);
-    }
-    o.seed = text[OPT_SEED] ? whole_number("SEED", text[OPT_SEED], ULLONG_MAX,
-                                           "a seed is a whole number, e.g. SEED=42")
-                            : seed_from_env(); /* SEED is unset or empty: it draws one */
-    if (text[OPT_BLOCK])
-        o.block = (int)whole_number("BLOCK", text[OPT_BLOCK], INT_MAX,
-                                    "a block size is a whole number of threads, e.g. BLOCK=256");
+    /* Emulated kernels run thousands of times slower: a smaller default
+     * size, a square for a matrix lab */
+    int log2_n = gpu_emulated() ? 20 : 24;
+    struct choices c = {.n = (size_t)1 << log2_n,
+                        .cols = workbook_lab->matrix ? (size_t)1 << (log2_n / 2) : 0, .block = 256};
+    choices_read(workbook_lab, text[OPT_N], text[OPT_BLOCK], text[OPT_SEED], &c);
+    struct run_options o = {.n = c.n, .cols = c.cols, .seed = c.seed, .block = c.block,
+                            .sweep = true, .stages = text[OPT_STAGE], .variant = text[OPT_VARIANT]};
     if (text[OPT_SWEEP])
         o.sweep = whole_number("SWEEP", text[OPT_SWEEP], 1, "expected 0 (no sweep) or 1");
     if (text[OPT_ONCE])
@@ -188,9 +152,7 @@ static int check_options(const struct lab *lab, const struct run_options *o)
 {
     if (o->n == 0 && !o->once) /* checked once, an empty input is a case like any */
         die("N=0: there is nothing to time; choose N >= 1 (or once=1 to check it)");
-    if (o->block < 1 || o->block > gpu_max_threads_per_block())
-        die("BLOCK=%d: a block holds 1 to %d threads on this GPU", o->block,
-            gpu_max_threads_per_block());
+    gpu_check_block(o->block);
     check_stages(lab, o->stages);
     int only = o->variant ? variant_index(lab, o->variant) : -1;
     char why[256];

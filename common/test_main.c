@@ -640,8 +640,15 @@ static void header(void)
 
 int main(int argc, char *argv[])
 {
-    const char *stage = getenv("STAGE"), *variant = getenv("VARIANT");
+    const char *stage = getenv("STAGE"), *variant = getenv("VARIANT"), *block = getenv("BLOCK");
     lab_check(workbook_lab);
+    /* SEED is the tests', N and BLOCK the run table's that follows them on a
+     * GPU: a mistake in any is refused now, before any test, as make run
+     * refuses it */
+    struct choices chosen = {.block = 256};
+    choices_read(workbook_lab, getenv("N"), block, getenv("SEED"), &chosen);
+    if (block && *block)
+        gpu_check_block_forked(chosen.block);
     (void)colour_on(); /* decided here, before a signal handler may ask */
     pid_t group = getpgrp();
     all_tests = criterion_initialize();

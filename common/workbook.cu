@@ -80,6 +80,23 @@ bool gpu_present_forked(char *why, size_t len)
     return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
+void gpu_check_block_forked(int block)
+{
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        char why[256];
+        if (gpu_present(why, sizeof why)) /* without a GPU no test runs to use it */
+            gpu_check_block(block);
+        _exit(0);
+    }
+    int status = 0;
+    if (pid < 0 || waitpid(pid, &status, 0) != pid)
+        die("BLOCK=%d: cannot ask the GPU whether it fits", block);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        exit(2); /* the child has said why */
+}
+
 static cudaDeviceProp *props(void)
 {
     static cudaDeviceProp p;
@@ -117,6 +134,13 @@ bool gpu_emulated(void) { return false; }
 #endif
 int gpu_sm_count(void) { return props()->multiProcessorCount; }
 int gpu_max_threads_per_block(void) { return props()->maxThreadsPerBlock; }
+
+void gpu_check_block(int block)
+{
+    if (block < 1 || block > gpu_max_threads_per_block())
+        die("BLOCK=%d: a block holds 1 to %d threads on this GPU", block,
+            gpu_max_threads_per_block());
+}
 int gpu_max_threads_per_sm(void) { return props()->maxThreadsPerMultiProcessor; }
 
 int gpu_resident_blocks(int block)

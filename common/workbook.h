@@ -458,6 +458,21 @@ bool parse_size(const char *text, size_t *out);
 /* Parse a matrix's "ROWSxCOLS", each side as parse_size reads it
  * ("1000x999", "2^14x2^14"); false if it is not that. */
 bool parse_shape(const char *text, size_t *rows, size_t *cols);
+/* What the student chose, N, BLOCK and SEED (run's n=, block=, seed=, or
+ * make's environment), as make run and make test both read it: each
+ * mistake dies in one sentence, so that both refuse it alike. A NULL or
+ * empty text keeps c's default, but the seed's: one is drawn, as
+ * seed_from_env draws it. BLOCK's bound is the GPU's: gpu_check_block. */
+struct choices {
+    size_t n, cols; /* n elements, a matrix lab's in rows of cols (0 for the others) */
+    int block;      /* threads a block */
+    uint64_t seed;
+};
+void choices_read(const struct lab *lab, const char *n, const char *block, const char *seed,
+                  struct choices *c);
+/* NAME=text as a whole number up to max, or die: "NAME=text: expected". */
+unsigned long long whole_number(const char *name, const char *text, unsigned long long max,
+                                const char *expected);
 /* "1000003", or "1000x999" for n elements in rows of cols (cols > 0) */
 const char *size_text(size_t n, size_t cols);
 /* Is there a usable CUDA GPU? If not, why in one line. Touches CUDA. */
@@ -471,6 +486,10 @@ const char *gpu_description(void);
 bool gpu_emulated(void);
 int gpu_sm_count(void);
 int gpu_max_threads_per_block(void);
+/* Die unless a block of `block` threads fits this GPU; the _forked one asks
+ * in a child process, as gpu_present_forked does. */
+void gpu_check_block(int block);
+void gpu_check_block_forked(int block);
 int gpu_max_threads_per_sm(void);
 /* Blocks of `block` threads one SM can hold, by the block limits alone. */
 int gpu_resident_blocks(int block);

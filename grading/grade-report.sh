@@ -7,19 +7,27 @@
 # lack their idea,
 # OUT/summary.md for the instructor, OUT/junit.xml for CI (a test suite a
 # submission, a test case a stage), and OUT/<name>/results.json in
-# Gradescope's autograder format (a test a stage).
+# Gradescope's autograder format (a test a stage). Fails, naming it, if a
+# file it should write is not there afterwards.
 set -u
 out=$1
 shift
-csv=$out/grades.csv md=$out/summary.md
+csv=$out/grades.csv md=$out/summary.md xml=$out/junit.xml
 mapfile -t graded < <(sort "$out/.graded")
+# A file of OUT as the reports show it: every control character but the tab
+# and the newline that frame score.tsv as ?, so that a name or a reason can
+# neither forge a line nor hide what it says.
+shown() { LC_ALL=C tr '\000-\010\013-\037\177' '?' < "$1"; }
+# This run's submissions, with the folders of their labs' scores.
+submissions() { for name in "${graded[@]}"; do [ -f "$out/$name/$1/score.tsv" ] && echo "$out/$name"; done; }
+mapfile -t dirs < <(submissions "$1")
+rm -f "$csv" "$md" "$xml"
 {
     printf 'submission'
     for lab in "$@"; do printf ',%s' "$lab"; done
     printf ',total,out of,idea missing\n'
-    for name in "${graded[@]}"; do d=$out/$name
-        [ -f "$d/${1}/score.tsv" ] || continue
-        printf '"%s"' "$(sed 's/"/""/g' "$d/.name")"
+    for d in "${dirs[@]}"; do
+        printf '"%s"' "$(shown "$d/.name" | sed 's/"/""/g')"
         for lab in "$@"; do
             printf ',%s' "$(awk -F'\t' '{ t += $3 } END { print t + 0 }' "$d/$lab/score.tsv")"
         done
@@ -31,51 +39,61 @@ mapfile -t graded < <(sort "$out/.graded")
 {
     echo "# Grades"
     echo
-    echo "$(($(wc -l < "$csv") - 1)) submissions, labs: $*. Each stage scores its points only if"
+    echo "${#dirs[@]} submissions, labs: $*. Each stage scores its points only if"
     echo "every case of it was judged right by the grader's own binary (grading/grade.sh), and"
     echo "its kernel shows the stage's idea, as counted under the emulation."
-    cat "$out/.how"
+    shown "$out/.how"
     echo
-    for name in "${graded[@]}"; do d=$out/$name
-        [ -f "$d/${1}/score.tsv" ] || continue
-        echo "## $(cat "$d/.name"): $(awk -F'\t' '{ t += $3; m += $4 } END { print t " of " m }' "$d"/*/score.tsv)"
+    for d in "${dirs[@]}"; do
+        echo "## $(shown "$d/.name"): $(awk -F'\t' '{ t += $3; m += $4 } END { print t " of " m }' "$d"/*/score.tsv)"
         echo
         echo "| lab | stage | points | why |"
         echo "|---|---|---|---|"
         for lab in "$@"; do
-            awk -F'\t' '{ gsub(/\|/, "/", $5); printf "| %s | %s | %s of %s | %s |\n", $1, $2, $3, $4, $5 }' "$d/$lab/score.tsv"
-            [ -f "$d/$lab/frame.note" ] && echo "| $lab | - | - | $(cat "$d/$lab/frame.note") |"
+            shown "$d/$lab/score.tsv" |
+                awk -F'\t' '{ gsub(/\|/, "/", $5); printf "| %s | %s | %s of %s | %s |\n", $1, $2, $3, $4, $5 }'
+            [ -f "$d/$lab/frame.note" ] && echo "| $lab | - | - | $(shown "$d/$lab/frame.note") |"
         done
         echo
     done
 } > "$md"
 # Gradescope: {"score", "tests": [{"name", "score", "max_score", "output"}]}
-for name in "${graded[@]}"; do d=$out/$name
-    [ -f "$d/${1}/score.tsv" ] || continue
-    for lab in "$@"; do cat "$d/$lab/score.tsv"; done | awk -F'\t' -v how="$(cat "$out/.how")" '
-        function json(s) { gsub(/\\/, "\\\\", s); gsub(/"/, "\\\"", s); gsub(/\t/, " ", s); return "\"" s "\"" }
+how=$(shown "$out/.how")
+for d in "${dirs[@]}"; do
+    rm -f "$d/results.json"
+    for lab in "$@"; do shown "$d/$lab/score.tsv"; done | HOW=$how awk -F'\t' '
+        BEGIN { for (i = 1; i < 128; i++) code[sprintf("%c", i)] = i }
+        function json(s) { gsub(/\\/, "\\\\", s); gsub(/"/, "\\\"", s)
+            while (match(s, /[\001-\037\177]/))
+                s = substr(s, 1, RSTART - 1) sprintf("\\u%04x", code[substr(s, RSTART, 1)]) substr(s, RSTART + 1)
+            return "\"" s "\"" }
         { t += $3; tests = tests (NR > 1 ? ",\n    " : "    ") \
               sprintf("{\"name\": %s, \"score\": %s, \"max_score\": %s, \"output\": %s}",
                       json($1 " stage " $2), $3, $4, json($5)) }
         END { printf "{\n  \"score\": %s,\n  \"output\": %s,\n  \"tests\": [\n%s\n  ]\n}\n",
-                    t + 0, json(how), tests }' \
+                    t + 0, json(ENVIRON["HOW"]), tests }' \
         > "$d/results.json"
 done
 {
     echo '<?xml version="1.0" encoding="UTF-8"?>'
     echo '<testsuites name="make grade">'
-    for name in "${graded[@]}"; do d=$out/$name
-        [ -f "$d/${1}/score.tsv" ] || continue
-        for lab in "$@"; do cat "$d/$lab/score.tsv"; done | awk -F'\t' -v who="$(cat "$d/.name")" '
+    for d in "${dirs[@]}"; do
+        for lab in "$@"; do shown "$d/$lab/score.tsv"; done | WHO=$(shown "$d/.name") awk -F'\t' '
             function xml(s) { gsub(/&/, "\\&amp;", s); gsub(/</, "\\&lt;", s); gsub(/>/, "\\&gt;", s)
-                              gsub(/"/, "\\&quot;", s); return s }
+                              gsub(/"/, "\\&quot;", s); gsub(/[\001-\037\177]/, "?", s); return s }
             { n++; failed += $3 < $4
               cases = cases sprintf("    <testcase classname=\"%s.%s\" name=\"stage %s\">%s</testcase>\n",
-                  xml(who), xml($1), xml($2),
+                  xml(ENVIRON["WHO"]), xml($1), xml($2),
                   $3 < $4 ? "<failure message=\"" xml($5) "\"/>" : "") }
             END { printf "  <testsuite name=\"%s\" tests=\"%d\" failures=\"%d\">\n%s  </testsuite>\n",
-                  xml(who), n, failed, cases }'
+                  xml(ENVIRON["WHO"]), n, failed, cases }'
     done
     echo '</testsuites>'
-} > "$out/junit.xml"
-echo "grade: $md, $csv, $out/junit.xml and results.json (Gradescope) in each submission's folder"
+} > "$xml"
+missing=()
+for f in "$csv" "$md" "$xml" "${dirs[@]/%//results.json}"; do [ -f "$f" ] || missing+=("$f"); done
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "grade: not written, so the grades are incomplete: ${missing[*]}"
+    exit 1
+fi
+echo "grade: $md, $csv, $xml and results.json (Gradescope) in each submission's folder"

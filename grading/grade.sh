@@ -40,8 +40,26 @@ seed=${SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
 weights=${WEIGHTS:-grading/weights.txt}
 jobs=${JOBS:-$(nproc)}
 [ -d "$submissions" ] || { echo "grade: SUBMISSIONS=$submissions is not a folder"; exit 1; }
+# where a link leads (pwd -P), for find would not follow it
+submissions=$(cd "$submissions" && pwd -P) || exit 1
+# Every folder in it is a submission. An empty one grades nobody and only
+# prepares the judges (Gradescope's setup.sh does that); one that holds only
+# what is not a folder is a mistake.
+others=$(find "$submissions" -mindepth 1 -maxdepth 1 ! -type d -printf '%f, ' | LC_ALL=C tr '\000-\037\177' '?')
+if [ -n "$others" ] && [ -z "$(find "$submissions" -mindepth 1 -maxdepth 1 -type d -print -quit)" ]; then
+    echo "grade: SUBMISSIONS=$submissions holds no submission folder, only ${others%, } (a link in it" \
+        "is not followed); a submission is a folder with labs/<lab>/<lab>.cu, and an empty" \
+        "SUBMISSIONS only prepares the judges"
+    exit 1
+fi
+[ -z "$others" ] || echo "grade: not graded, not being folders (a link in SUBMISSIONS is not followed): ${others%, }"
+case $(realpath -m -- "$out")/ in "$submissions"/*)
+    echo "grade: OUT=$out is inside SUBMISSIONS=$submissions, where it would be graded as a" \
+        "submission: give an OUT elsewhere"
+    exit 1 ;;
+esac
 mkdir -p "$out" && chmod 700 "$out" || exit 1 # grades are no one else's to read
-out=$(cd "$out" && pwd) submissions=$(cd "$submissions" && pwd)
+out=$(cd "$out" && pwd)
 # one grading at a time in an OUT; others may run beside it in other OUTs
 exec 9> "$out/.lock"
 flock -n 9 || { echo "grade: another make grade is writing to $out: wait for it, or give another OUT="; exit 1; }
@@ -292,21 +310,27 @@ first_wrong() {
 }
 
 grade_one() { # SUBMISSION: every lab, one after another
-    local sub=${1%/} base name
-    base=$(basename -- "$sub")
-    name=$(printf '%s' "$base" | LC_ALL=C tr -c 'A-Za-z0-9._-' '_')
+    local sub=${1%/} base name shown
+    base=${sub##*/} # as it is: basename's $(...) would drop a trailing newline
+    # its folder in OUT: no dot, for every file the grader writes there has
+    # one (summary.md, junit.xml, .lock), and a folder standing in its way
+    # would keep it from being written
+    name=$(printf '%s' "$base" | LC_ALL=C tr -c 'A-Za-z0-9_-' '_')
     # a folder name that needed changing gets its checksum, so two never meet
     [ "$name" = "$base" ] || name+=-$(printf '%s' "$base" | cksum | cut -d' ' -f1)
-    mkdir -p "$out/$name" && printf '%s\n' "$base" > "$out/$name/.name" &&
+    # the name as every report shows it: a control character as ?, so that
+    # none can start a line of its own
+    shown=$(printf '%s' "$base" | LC_ALL=C tr '\000-\037\177' '?')
+    mkdir -p "$out/$name" && printf '%s\n' "$shown" > "$out/$name/.name" &&
         printf '%s\n' "$name" >> "$out/.graded"
     for lab in "${labs[@]}"; do grade_lab "$sub" "$name" "$lab"; done
-    echo "grade: $base: $(awk -F'\t' '{ t += $3; m += $4 } END { print t " of " m }' "$out/$name"/*/score.tsv)"
+    echo "grade: $shown: $(awk -F'\t' '{ t += $3; m += $4 } END { print t " of " m }' "$out/$name"/*/score.tsv)"
 }
 export -f grade_one grade_lab stage_ids cases points technique_share technique_of first_wrong frame cap
 export build out here submissions seed weights pristine works
 export LABS_LIST="${labs[*]}"
 if [ -z "$(find "$submissions" -mindepth 1 -maxdepth 1 -type d -print -quit)" ]; then
-    echo "grade: no submission folders in $submissions; the judges and the pristine tree are ready"
+    echo "grade: $submissions is empty, so nobody was graded; the judges and the pristine tree are ready"
     exit 0
 fi
 # shellcheck disable=SC2016 # the child shell expands them

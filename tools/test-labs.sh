@@ -4,7 +4,8 @@
 # then, last, one line per stage, which is all a student needs to read.
 #
 # From make: SEED (one is drawn if empty), STAGE, VARIANT, N and BLOCK (the
-# tests read the first three, the table all five), EMU, TESTFLAGS
+# tests use the first three and refuse a mistake in any, as the table,
+# which uses all five, would), EMU, TESTFLAGS
 # (Criterion's own options), WORKBOOK_MAKE_ARGS; TECHNIQUE_BUILD, where the
 # emulated drivers are that count each stage's technique on a GPU; FORMAT (junit, json or tap)
 # and REPORTS, the folder where each lab's report in that format goes.

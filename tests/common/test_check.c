@@ -1,6 +1,7 @@
 /* test_check.c: the harness's own checks, which need no GPU. If these are
  * wrong, every lab's verdicts are wrong, so they are tested first. */
 #include <criterion/criterion.h>
+#include <criterion/parameterized.h>
 #include <criterion/redirect.h>
 #include <math.h>
 #include <stdio.h>
@@ -28,6 +29,47 @@ Test(parse_size, rejects_what_is_not_a_size)
                          "99999999999999999999", "2^64", "2^63+9223372036854775808"};
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++)
         cr_expect(!parse_size(bad[k], &n), "accepted \"%s\"", bad[k]);
+}
+
+/* ---- the student's choices: N, BLOCK, SEED ----------------------------- */
+
+static const struct lab flat = {.name = "flat"}, square = {.name = "square", .matrix = true};
+
+Test(choices, read_sizes_shapes_blocks_and_seeds)
+{
+    struct choices c = {.n = 7, .block = 256};
+    choices_read(&flat, "2^24+17", "128", "42", &c);
+    cr_expect(c.n == ((size_t)1 << 24) + 17 && c.cols == 0 && c.block == 128 && c.seed == 42);
+    choices_read(&square, "1000x999", NULL, "18446744073709551615", &c);
+    cr_expect(c.n == 999000 && c.cols == 999 && c.block == 128 && c.seed == UINT64_MAX);
+}
+
+Test(choices, keep_the_defaults_of_what_is_not_chosen)
+{
+    struct choices c = {.n = 7, .block = 256};
+    choices_read(&flat, "", NULL, "5", &c);
+    cr_expect(c.n == 7 && c.block == 256 && c.seed == 5);
+}
+
+/* Each mistake ends the program with its sentence (the same one in make run
+ * and make test: tests/grade/inputs-test.sh compares them). */
+struct mistake { /* texts, not pointers: a test runs in a process of its own */
+    char n[24], block[24], seed[24];
+};
+ParameterizedTestParameters(choices, refuse_each_mistake)
+{
+    static struct mistake bad[] = {
+        {"abc", "", "1"}, {"2^64", "", "1"}, {"2^", "", "1"}, {"1000x999", "", "1"},
+        {"", "", "-1"},   {"", "", "18446744073709551616"},  {"", "", "4x"},
+        {"", "abc", "1"}, {"", "-256", "1"}, {"", "2147483648", "1"},
+    };
+    return cr_make_param_array(struct mistake, bad, sizeof bad / sizeof bad[0]);
+}
+ParameterizedTest(struct mistake *m, choices, refuse_each_mistake, .exit_code = 2,
+                  .init = cr_redirect_stderr)
+{
+    struct choices c = {.block = 256};
+    choices_read(&flat, m->n, m->block, m->seed, &c);
 }
 
 static const struct stage stages[] = {

@@ -178,7 +178,7 @@ expect() { # NAME POINTS
 }
 name() { # the folder of OUT that grades submission $1 (grading/grade.sh)
     local n
-    n=$(printf '%s' "$1" | LC_ALL=C tr -c 'A-Za-z0-9._-' '_')
+    n=$(printf '%s' "$1" | LC_ALL=C tr -c 'A-Za-z0-9_-' '_')
     [ "$n" = "$1" ] && echo "$n" || echo "$n-$(printf '%s' "$1" | cksum | cut -d' ' -f1)"
 }
 expect "$(name 'good one')" "$full"

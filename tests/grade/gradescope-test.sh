@@ -29,6 +29,15 @@ tests/grade/handed-in.sh map > "$good"
 mkdir -p "$root/submission" && cp "$good" "$root/submission/map.cu"
 full=$(tests/grade/stages.sh "$root/source/build/emu/solutions" map) # a point a stage
 [ "$(upload "map.cu alone")" = "$full" ] || fail "a finished map.cu, uploaded alone, did not score $full"
+# labs/map/map.cu graded, a stale copy in a backup and a link at the top
+# ignored, and the output says so
+rm "$root/submission/map.cu" && mkdir -p "$root/submission/labs/map" "$root/submission/backup" &&
+    cp "$good" "$root/submission/labs/map/map.cu" && cp labs/map/map.cu "$root/submission/backup/" &&
+    ln -s backup/map.cu "$root/submission/map.cu"
+if ! { [ "$(upload "a stale copy")" = "$full" ] && grep -qF '"output": "Files graded: labs/map/map.cu.'\
+' Ignored: backup/map.cu, map.cu (a link) (only' "$root/results/results.json"; }; then
+    fail "with a stale copy and a link beside it, labs/map/map.cu was not graded, or the output did not say so"
+fi
 rm -rf "$root/submission" && mkdir -p "$root/submission/labs/map" && cp labs/map/map.cu "$root/submission/labs/map/"
 [ "$(upload "the skeleton")" = 0 ] || fail "the skeleton did not score 0"
 if [ "$(id -u)" = 0 ]; then # the sandbox's fallback: a user of its own
