@@ -11,5 +11,6 @@ if ! { command -v make && command -v g++ && pkg-config --exists criterion; } > /
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
         make g++ pkg-config libcriterion-dev util-linux
 fi
-mkdir -p /tmp/no-submissions
-make --no-print-directory grade SUBMISSIONS=/tmp/no-submissions OUT=/tmp/grades EMU=1 ${LAB:+LAB="$LAB"}
+none=$(mktemp -d) # an empty class: only the judges and the pristine tree are made
+make --no-print-directory grade SUBMISSIONS="$none" OUT="$none.grades" EMU=1 ${LAB:+LAB="$LAB"}
+rm -rf "$none" "$none.grades"

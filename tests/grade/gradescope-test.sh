@@ -5,7 +5,7 @@
 # namespaces is tried too (SANDBOX=none). LAB=map alone, to stay short.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-root=$(mktemp -d "${TMPDIR:-/tmp}/autograder.XXXXXX")
+root=$(mktemp -d "${TMPDIR:-/tmp}/autograder.XXXXXX") && chmod 755 "$root" # as /autograder is
 [ -n "${KEEP:-}" ] || trap 'rm -rf "$root"' EXIT
 status=0
 fail() { echo "gradescope-test: $*"; status=1; }
