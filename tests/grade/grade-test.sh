@@ -9,8 +9,8 @@ set -u
 emu=${EMU:-1}
 cd "$(dirname "$0")/../.." || exit 1
 class=$(mktemp -d "${TMPDIR:-/tmp}/class.XXXXXX") out=$(mktemp -d "${TMPDIR:-/tmp}/grades.XXXXXX")
-[ -n "${KEEP:-}" ] || trap 'rm -rf "$class" "$out"' EXIT
-good=$class/good.cu
+[ -n "${KEEP:-}" ] || trap 'rm -rf "$class" "$out" "$out".*.cu' EXIT
+good=$out.good.cu # beside the class, not in it
 tests/grade/handed-in.sh map > "$good"
 
 # submit NAME [CODE]: the full solution (or the file BASE names), with CODE
@@ -98,11 +98,11 @@ mkdir -p "$class/no-map/labs/reduce" && cp labs/reduce/reduce.cu "$class/no-map/
 # from a skeleton older than the END TODO lines: refused, saying so
 mkdir -p "$class/old-skeleton/labs/map" && grep -v 'END TODO' "$good" > "$class/old-skeleton/labs/map/map.cu"
 # the stage table is outside the TODO regions: pointing every stage at stage 1
-sed 's/^\(    {"[0-9ab]*", "[^"]*", \)map_stage[0-9ab]*}/\1map_stage1}/' "$good" > "$class/table.cu"
+sed 's/^\(    {"[0-9ab]*", "[^"]*", \)map_stage[0-9ab]*}/\1map_stage1}/' "$good" > "$out.table.cu"
 mkdir -p "$class/changes-table/labs/map" && awk '
     /\/\* TODO stage [2-9]/ { skip = 1 } /END TODO/ { if (skip) { print; skip = 0; next } }
     /^[ \t]*\*\// && skip == 1 { print; skip = 2; next } skip == 2 { next } { print }' \
-    "$class/table.cu" > "$class/changes-table/labs/map/map.cu"
+    "$out.table.cu" > "$class/changes-table/labs/map/map.cu"
 
 # Honest work, as students hand it in, that must score full marks: CRLF line
 # ends; a note of their own that starts with TODO; TODO renamed DONE; a
