@@ -87,13 +87,15 @@ grade:
 	@EMU=$(if $(filter 1,$(EMU)),1,0) grading/grade.sh "$(BUILD)" "$(SUBMISSIONS)" "$(or $(OUT),grades)" $(SELECTED)
 
 # The sandbox against commands that try to get out, the grader against a
-# hostile class, against what it is given besides the code, and as
-# Gradescope runs it (tests/grade).
+# hostile class, against what it is given besides the code, as Gradescope
+# runs it, and in the sandbox's other modes (tests/grade): about 6 minutes
+# on 2 cores.
 check-grade:
 	+@tests/grade/sandbox-test.sh
 	+@tests/grade/grade-test.sh
 	+@tests/grade/inputs-test.sh
 	+@tests/grade/gradescope-test.sh
+	+@tests/grade/modes.sh
 
 # The student copy: the committed tree less the instructors' folders
 # (authoring/dist.sh), into DIST= (default build/dist). Its Classroom
