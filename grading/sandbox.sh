@@ -9,8 +9,8 @@
 #
 # In every mode COMMAND has no terminal (a session of its own, stdin
 # /dev/null, a terminal on stdout or stderr reached through a pipe), no
-# fd of the grader's but 0 to 2, and none of its environment but PATH,
-# LD_LIBRARY_PATH and CUDA_VISIBLE_DEVICES (HOME and TMPDIR are /tmp); it runs at most SANDBOX_PROCS processes
+# fd of the grader's but 0 to 2, and none of its environment but PATH, the
+# compilers' search paths and CUDA_VISIBLE_DEVICES (HOME, TMPDIR: /tmp); it runs at most SANDBOX_PROCS processes
 # (default 256) and writes files of SANDBOX_FILE_MB at most (default 256);
 # after SECONDS it is stopped (exit 124), saying "sandbox: stopped: ..." on
 # stderr. An interrupt (INT, TERM, HUP) ends all it started, then
@@ -157,9 +157,12 @@ procs=${SANDBOX_PROCS:-256}
 [ "$me" = 0 ] || procs=$(($(ps -u "$me" --no-headers | wc -l) + procs))
 limits=(prlimit --nproc="$procs" --fsize=$((${SANDBOX_FILE_MB:-256} << 20)) --core=0)
 # Nor its variables: a CI token, or a TMPDIR the command cannot reach. It
-# gets a path, a home and a /tmp, and the GPU's choice and libraries.
+# gets a path, a home and a /tmp, where the compilers find libraries (a
+# Criterion unpacked aside), and the GPU's choice.
 clean=(env -i PATH="${PATH:-/usr/bin:/bin}" HOME=/tmp TMPDIR=/tmp LC_ALL=C)
-for v in LD_LIBRARY_PATH CUDA_VISIBLE_DEVICES; do [ -z "${!v:-}" ] || clean+=("$v=${!v}"); done
+for v in PKG_CONFIG_PATH CPATH LIBRARY_PATH LD_LIBRARY_PATH CUDA_VISIBLE_DEVICES; do
+    [ -z "${!v:-}" ] || clean+=("$v=${!v}")
+done
 set -- "${clean[@]}" "$@"
 supervise=(bash -c "$supervisor" supervise.sh "$view" "$as" "$seconds"
     "$mem_mb" "$cgroup" "${SANDBOX_DISK_MB:-1024}" "${SANDBOX_KEEP:-}" "${#hide[@]}" "${hide[@]}" "$@")
