@@ -9,7 +9,8 @@
  * tests alike; without a seed one is drawn from the clock. once=1 checks
  * each stage once and times nothing: what make sanitize and make profile run.
  * For grading (grading/grade.sh), dump=DIR adds to once=1 each stage's
- * results, written to DIR/<stage>-<variant>/, and judge=DIR judges those
+ * results, written to DIR/<stage>-<variant>/ (with cases=all, for every
+ * grading case, the k-th in DIR/k/<stage>-<variant>/), and judge=DIR judges those
  * files instead of running any kernel, printing a RESULT line a case.
  * technique=ID (or all), under the emulation only, counts the stage at the
  * lab's technique case and prints whether its kernel shows its idea, a line
@@ -54,14 +55,15 @@ struct run_options {
     bool sweep;
     bool once; /* check each stage once, time nothing */
     const char *dump, *judge; /* grading: where results go, or whence they are judged */
+    bool all_cases;           /* dump every grading case, the k-th into DUMP/k */
     const char *csv;          /* make bench: the file the rows are appended to */
     const char *technique;    /* stages whose technique is counted: an id, or "all" */
 };
 
 enum { OPT_N, OPT_STAGE, OPT_VARIANT, OPT_SEED, OPT_BLOCK, OPT_SWEEP, OPT_ONCE, OPT_DUMP,
-       OPT_JUDGE, OPT_CSV, OPT_TECHNIQUE, OPTIONS };
+       OPT_JUDGE, OPT_CSV, OPT_TECHNIQUE, OPT_CASES, OPTIONS };
 static const char *const option_names[OPTIONS] = {
-    "n", "stage", "variant", "seed", "block", "sweep", "once", "dump", "judge", "csv", "technique"};
+    "n", "stage", "variant", "seed", "block", "sweep", "once", "dump", "judge", "csv", "technique", "cases"};
 
 static void usage(const char *bad)
 {
@@ -121,6 +123,10 @@ static struct run_options parse_options(int argc, char *argv[])
     o.once |= o.dump || o.judge;
     o.csv = text[OPT_CSV];
     o.technique = text[OPT_TECHNIQUE];
+    if (text[OPT_CASES] && (strcmp(text[OPT_CASES], "all") != 0 || !o.dump))
+        die("cases=%s: only dump= takes cases=all (every grading case, one folder each)",
+            text[OPT_CASES]);
+    o.all_cases = text[OPT_CASES];
     o.sweep &= !o.csv;
     return o;
 }
@@ -759,6 +765,35 @@ static bool check_once(const struct lab *lab, int variant, const struct run_opti
     return ok;
 }
 
+/* dump=DIR cases=all: every grading case in one process, the k-th (from 1)
+ * into DIR/k, so that grading a stage on a GPU makes one context, not one a
+ * case. */
+static bool dump_cases(const struct lab *lab, struct run_options *o)
+{
+    const char *top = o->dump;
+    char dir[4096];
+    bool ok = true;
+    int k = 0;
+    for (const struct grade_case *c = lab_grade_cases(lab); c->size && gpu_healthy(); c++) {
+        o->cols = 0;
+        if (!(lab->matrix ? parse_shape(c->size, &o->n, &o->cols) : parse_size(c->size, &o->n)))
+            die("%s: the grading case %s is no size", lab->name, c->size);
+        if (lab->matrix)
+            o->n *= o->cols;
+        o->block = c->block;
+        snprintf(dir, sizeof dir, "%s/%d", top, ++k);
+        if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+            die("%s: cannot make the folder for the case's results", dir);
+        o->dump = dir;
+        int only = check_options(lab, o);
+        for (int v = 0; v < variant_count(lab) && gpu_healthy(); v++)
+            if (only < 0 || v == only)
+                ok &= check_once(lab, v, o);
+    }
+    o->dump = top;
+    return ok;
+}
+
 /* ---- technique=: does each stage's kernel show its idea? ------------------ */
 
 static bool check_techniques(const struct lab *lab, const struct run_options *opt)
@@ -834,6 +869,8 @@ int main(int argc, char *argv[])
         if (fseek(bench_csv, 0, SEEK_END) == 0 && ftell(bench_csv) == 0)
             fputs(bench_columns, bench_csv);
     }
+    if (o.all_cases)
+        return dump_cases(lab, &o) ? 0 : 1;
     bool ok = true;
     for (int v = 0; v < variant_count(lab) && gpu_healthy(); v++)
         if (only < 0 || v == only) {

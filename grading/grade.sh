@@ -229,19 +229,15 @@ grade_lab() { # SUBMISSION NAME LAB: one lab of one submission, into OUT/NAME/LA
         rm -rf "$work"
         return
     fi
-    # Each stage at each case in a process of its own, so that one stage
-    # that crashes, hangs or races costs no other its marks; a stage stopped
-    # at one case is not run again. Then its technique is counted, before
-    # the next stage runs, so a later stage's hang cannot cost it.
-    local script="" k=0 c s each=${GRADE_STAGE_SECONDS:-60}
+    # Each stage in a process of its own (all its cases: one CUDA context),
+    # so that one stage that crashes, hangs or races costs no other its
+    # marks. Then its technique is counted, before the next stage runs, so
+    # a later stage's hang cannot cost it.
+    local script="mkdir -p results;" s each=${GRADE_STAGE_SECONDS:-120}
     for s in $stages; do
-        script+="ok=1; for c in"
-        k=0
-        for c in $(cases "$lab"); do k=$((k + 1)); script+=" $k:${c%%:*}:${c##*:}"; done
-        script+="; do k=\${c%%:*} n=\${c#*:}; n=\${n%:*}; mkdir -p results/\$k;
-            timeout -k 2 $each ./$bin once=1 dump=results/\$k stage=$s n=\$n block=\${c##*:} seed=$seed < /dev/null;
-            r=\$?; [ \$r != 124 ] && [ \$r != 137 ] || { echo 'grade: stage $s was stopped after $each s'; ok=0; break; }; done;
-            [ \$ok = 0 ] || timeout -k 2 $each ./$ebin technique=$s seed=$seed < /dev/null > results/technique-$s.tsv 2>&1;"
+        script+="timeout -k 2 $each ./$bin dump=results cases=all stage=$s seed=$seed < /dev/null;
+            r=\$?; if [ \$r = 124 ] || [ \$r = 137 ]; then echo 'grade: stage $s was stopped after $each s';
+            else timeout -k 2 $each ./$ebin technique=$s seed=$seed < /dev/null > results/technique-$s.tsv 2>&1; fi;"
     done
     SANDBOX_KEEP=results grading/sandbox.sh "$work" "${GRADE_RUN_SECONDS:-900}" "${hide[@]}" -- sh -c "$script" 2>&1 |
         cap > "$dir/run.log"
@@ -260,7 +256,7 @@ grade_lab() { # SUBMISSION NAME LAB: one lab of one submission, into OUT/NAME/LA
         return
     fi
     # judged here, by the grader's binary
-    k=0
+    local k=0 c
     : > "$dir/judge.log"
     for c in $(cases "$lab"); do
         k=$((k + 1))

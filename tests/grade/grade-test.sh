@@ -184,7 +184,7 @@ graded() { # NAME (its folder in OUT): is it in this run's class?
 }
 
 before=$(git status --porcelain; find common tests tools labs mk grading authoring Makefile -type f -exec md5sum {} + | sort)
-GRADE_RUN_SECONDS=120 GRADE_STAGE_SECONDS=8 SANDBOX_MEM_MB=1024 SANDBOX_DISK_MB=512 SEED=7 make --no-print-directory grade SUBMISSIONS="$class" OUT="$out" LAB=map EMU="$emu"
+GRADE_RUN_SECONDS=120 GRADE_STAGE_SECONDS=15 SANDBOX_MEM_MB=1024 SANDBOX_DISK_MB=512 SEED=7 make --no-print-directory grade SUBMISSIONS="$class" OUT="$out" LAB=map EMU="$emu"
 after=$(git status --porcelain; find common tests tools labs mk grading authoring Makefile -type f -exec md5sum {} + | sort)
 
 status=0
@@ -214,7 +214,7 @@ reason() { # NAME TEXT: the grade gives TEXT as its reason
     grep -q "$2" "$out/$1/map/score.tsv" ||
         { echo "grade-test: $1: its reason does not say '$2'"; status=1; }
 }
-reason hangs 'stopped after 8 s'
+reason hangs 'stopped after 15 s'
 reason hogs-memory 'more than 1024 MiB'
 reason plants-links 'a link or a special file'
 reason fills-disk 'no result'
