@@ -134,7 +134,16 @@ Test(lab_tables, give_each_stage_and_the_library_its_row)
     cr_expect_eq(stage_facts(&lab, &stages[2]), &rows[2]);
     cr_expect_eq(stage_facts(&lab, &stages[3]), &rows[3]);
     cr_expect_eq(stage_facts(&lab, &library), &rows[4]);
-    cr_expect_str_eq(lab_grade_cases(&lab)[0].size, "1");
+    cr_expect_str_eq(lab_grade_cases(&lab)[0].size, "0");
+}
+
+/* The tests check n = 0; a grade that did not would pass a forgotten guard. */
+Test(lab_tables, refuse_grading_cases_without_an_empty_input,
+     .exit_code = 2, .init = cr_redirect_stderr)
+{
+    static const struct grade_case some[] = {{"1", 256}, {"1025", 256}, {NULL, 0}};
+    const struct lab lab = {TABLES(rows), .grade_cases = some};
+    lab_check(&lab);
 }
 
 Test(lab_tables, refuse_a_stage_without_facts,
