@@ -52,7 +52,8 @@ rm -f "$csv" "$md" "$xml"
         for lab in "$@"; do
             shown "$d/$lab/score.tsv" |
                 awk -F'\t' '{ gsub(/\|/, "/", $5); printf "| %s | %s | %s of %s | %s |\n", $1, $2, $3, $4, $5 }'
-            [ -f "$d/$lab/frame.note" ] && echo "| $lab | - | - | $(shown "$d/$lab/frame.note") |"
+            [ -f "$d/$lab/frame.note" ] && shown "$d/$lab/frame.note" |
+                awk -v lab="$lab" '{ gsub(/\|/, "/"); print "| " lab " | - | - | " $0 " |" }'
         done
         echo
     done
