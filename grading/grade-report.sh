@@ -17,7 +17,7 @@ mapfile -t graded < <(sort "$out/.graded")
 # A file of OUT as the reports show it: every control character but the tab
 # and the newline that frame score.tsv as ?, so that a name or a reason can
 # neither forge a line nor hide what it says.
-shown() { LC_ALL=C tr '\000-\010\013-\037\177' '?' < "$1"; }
+shown() { LC_ALL=C tr '\000-\010\013-\037\177' '?' < "$1" | iconv -f UTF-8 -t UTF-8 -c; } # and no byte that is no UTF-8
 # This run's submissions, with the folders of their labs' scores.
 submissions() { for name in "${graded[@]}"; do [ -f "$out/$name/$1/score.tsv" ] && echo "$out/$name"; done; }
 mapfile -t dirs < <(submissions "$1")

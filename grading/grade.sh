@@ -316,7 +316,7 @@ grade_one() { # SUBMISSION: every lab, one after another
     [ "$name" = "$base" ] || name+=-$(printf '%s' "$base" | cksum | cut -d' ' -f1)
     # the name as every report shows it: a control character as ?, so that
     # none can start a line of its own
-    shown=$(printf '%s' "$base" | LC_ALL=C tr '\000-\037\177' '?')
+    shown=$(printf '%s' "$base" | LC_ALL=C tr '\000-\037\177' '?' | iconv -f UTF-8 -t UTF-8 -c)
     mkdir -p "$out/$name" && printf '%s\n' "$shown" > "$out/$name/.name" &&
         printf '%s\n' "$name" >> "$out/.graded"
     for lab in "${labs[@]}"; do grade_lab "$sub" "$name" "$lab"; done

@@ -13,11 +13,12 @@ status=0
 fail() { echo "inputs-test: $*"; status=1; }
 has_control() { LC_ALL=C grep -q '[[:cntrl:]]' <(tr -d '\n\t' < "$1"); }
 
-# The reports from a score.tsv whose reason holds control characters: the
-# JSON and the XML stay valid, and no raw control character reaches a report.
+# The reports from a score.tsv whose reason holds control characters and
+# bytes that are no UTF-8: the JSON and the XML stay valid, and no raw
+# control character reaches a report.
 fake=$tmp/fake
 mkdir -p "$fake/s/map" && echo s > "$fake/.graded" && echo s > "$fake/s/.name" && echo "Graded." > "$fake/.how"
-printf 'map\t1\t0\t1\tbell\a esc\033[2J ff\f cr\r del\177 nul-free\001 end\t-\n' > "$fake/s/map/score.tsv"
+printf 'map\t1\t0\t1\tbell\a esc\033[2J ff\f cr\r del\177 nul-free\001 not-utf8\377\300 end\t-\n' > "$fake/s/map/score.tsv"
 grading/grade-report.sh "$fake" map > "$tmp/report.log" 2>&1 || fail "grade-report.sh fails on a reason with control characters"
 validators=""
 if command -v python3 > /dev/null; then
