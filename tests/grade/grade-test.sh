@@ -165,7 +165,8 @@ void copy_reference(const struct args *a, int block) {
 copy_reference(a, block); return;"
 
 # CLASS=sandbox (tests/grade/modes.sh, in the sandbox's other modes): the
-# attacks on the sandbox alone, and the good one and the skeleton. Not the
+# attacks on the sandbox alone, the good one and the skeleton, and a stage
+# that hangs or crashes, which must cost that stage alone there too. Not the
 # memory or disk hogs: the fallback may have no memory limit, and its disk
 # is the machine's.
 reduced=""
@@ -173,7 +174,7 @@ if [ "${CLASS:-}" = sandbox ]; then
     reduced=1
     for sub in "$class"/*; do
         case ${sub##*/} in "good one" | skeleton | rewrites-grader | escapes | reads-solution | kills-all | \
-            hangs | plants-links | copies-reference | links | talks) ;; *) rm -rf "$sub" ;; esac
+            hangs | plants-links | copies-reference | links | talks | hangs-3 | crashes-2) ;; *) rm -rf "$sub" ;; esac
     done
 fi
 graded() { # NAME (its folder in OUT): is it in this run's class?
