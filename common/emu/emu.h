@@ -90,6 +90,10 @@ struct fiber {
     calls in;               /* to name the kernel (access.cpp records them) */
     warp_call call;
     spin polling;
+    /* its last device access, if a signal's read (volatile or atomic): the
+     * word's history (history.cpp) and its writer as the read found it */
+    void *signal_word;
+    unsigned long long signal_seen;
     ucontext_t start; /* used once, to enter the fiber's stack */
 };
 

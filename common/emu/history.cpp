@@ -89,14 +89,36 @@ static const char *const FIX =
     "of it an atomic (atomicAdd, atomicMax...); otherwise give each word one writer, or use "
     "what one block wrote only in a later kernel launch";
 
+static void acquire(block_runner &r, const word_history &h);
+
+/* The thread's last access read a flag, and the writer's store to it landed
+ * between the check of that read (which runs before the load) and the load
+ * itself: the history still showed the flag unset, the load saw it set. The
+ * read learnt of the store: acquire it now. Without this a correct chain
+ * was reported as a race, on a timing that struck once in some thirty runs. */
+static bool acquire_late(block_runner &r, unsigned long long writer, const word_history *signal)
+{
+    if (!signal)
+        return false;
+    unsigned long long now = (unsigned long long)launch_stamp << 32, w = signal->write;
+    bool landed = w != r.fibers[r.current].signal_seen && (w & STAMP_BITS) == now &&
+                  (w & BLOCK_BITS) == writer && (w >> KIND_SHIFT & 3) != PLAIN;
+    if (landed)
+        acquire(r, *signal);
+    return landed;
+}
+
 /* A word that another block wrote plainly in this launch: this access
  * needs to have learnt of that store through a flag (or an atomic) that the
  * writer stored after a __threadfence(). Reports and stops if it has not. */
 static void check_order(block_runner &r, const word_history &h, const char *p, bool write,
-                        access_kind kind, const void *pc)
+                        access_kind kind, const void *pc, const word_history *signal)
 {
     unsigned long long writer = h.write & BLOCK_BITS;
     auto learnt = r.acquired.find(writer);
+    if ((learnt == r.acquired.end() || learnt->second.stores <= h.write_stores) &&
+        acquire_late(r, writer, signal))
+        learnt = r.acquired.find(writer);
     if (learnt != r.acquired.end() && learnt->second.stores > h.write_stores) {
         if (learnt->second.fences > h.write_fences)
             return;
@@ -162,7 +184,7 @@ static void acquire(block_runner &r, const word_history &h)
 }
 
 static void note_word(block_runner &r, word_history &h, const char *p, bool write, access_kind kind,
-                      const void *pc)
+                      const void *pc, const word_history *signal)
 {
     unsigned long long now = (unsigned long long)launch_stamp << 32, me = r.block_id;
     if ((h.write & STAMP_BITS) == now && (h.write & BLOCK_BITS) != me) {
@@ -171,7 +193,7 @@ static void note_word(block_runner &r, word_history &h, const char *p, bool writ
             if (!write || kind == ATOMIC)
                 acquire(r, h);
         } else if (!(flag && !write)) {
-            check_order(r, h, p, write, kind, pc);
+            check_order(r, h, p, write, kind, pc, signal);
         }
     }
     if (!write) {
@@ -239,10 +261,17 @@ void note_device(block_runner &r, const char *p, size_t size, bool write, access
         r.seen_writes += size;
     if (write && kind != ATOMIC)
         r.fibers[r.current].polling.polls = 0; /* it does more than wait */
+    fiber &f = r.fibers[r.current];
+    const word_history *signal = (const word_history *)f.signal_word;
+    f.signal_word = nullptr;
     if (keeping_history && r.seen_history) {
         size_t first = (size_t)(p - r.seen->begin) / 4, last = (size_t)(p + size - 1 - r.seen->begin) / 4;
         for (size_t w = first; w <= last; w++)
-            note_word(r, r.seen_history[w], p, write, kind, pc);
+            note_word(r, r.seen_history[w], p, write, kind, pc, signal);
+        if (!write && kind != PLAIN) { /* as this check found it, before the load */
+            f.signal_word = &r.seen_history[first];
+            f.signal_seen = r.seen_history[first].write;
+        }
     }
     if (kind == VOLATILE ? !write : kind == ATOMIC) /* an atomicCAS that fails, again and again, spins */
         poll(r, p, size, pc);
