@@ -12,8 +12,10 @@ ifeq ($(EMU),1)
   EMUFLAGS  = -std=c++17 -O2 -g -Wall -Wno-unknown-pragmas -DWORKBOOK_EMU -Icommon/emu \
               -I$(BUILD)/cuh -pthread
   # Kernels get a call before each load and store (common/emu/access.cpp answers
-  # them): the checks for races and out-of-bounds accesses.
-  EMU_CHECKS = -fsanitize=thread --param tsan-distinguish-volatile=1 -fstack-clash-protection
+  # them): the checks for races and out-of-bounds accesses; and one before a
+  # shift by the value's width or more, which a GPU and a CPU do differently
+  # (common/emu/undefined.cpp).
+  EMU_CHECKS = -fsanitize=thread,shift-exponent --param tsan-distinguish-volatile=1 -fstack-clash-protection
   LDLIBS    = -pthread -lm
   CU_TOOL   = $(BUILD)/rewrite $(addprefix $(BUILD)/cuh/,$(notdir $(SHARED_CUH)))
   CU_REWRITE = $(BUILD)/rewrite # what it makes of a .cu file changes with it
