@@ -444,7 +444,7 @@ static void print_stage_failures(const struct stage *s, struct failure *f, size_
 struct tally {
     size_t tests, passed, skipped;
     bool technique_failed;
-    char technique[2048]; /* its message, past TECHNIQUE_PREFIX: the sentence, then
+    char technique[8192]; /* its message, past TECHNIQUE_PREFIX: the sentence, then
                              a line of figures if there are any */
 };
 
@@ -474,10 +474,28 @@ static struct tally tally_of(const struct criterion_suite_stats *ss)
     return t;
 }
 
-/* Right outputs at every size, but not the stage's idea: the report. */
+/* Whether the technique's test failed since the stage's outputs were wrong
+ * under the emulation: on a GPU, what its checks see that the GPU's run
+ * hid (a race, a barrier, a read past the end, the order of blocks). */
+static bool wrong_when_emulated(const struct tally *t)
+{
+    return strncmp(t->technique, EMULATION_PREFIX, strlen(EMULATION_PREFIX)) == 0;
+}
+
+/* Right outputs at every size, but not the stage's idea, or not under the
+ * emulation: the report. */
 static void print_technique_failure(const struct stage *s, const struct tally *t)
 {
     size_t cut = strcspn(t->technique, "\n");
+    if (wrong_when_emulated(t)) {
+        const char *what = t->technique + strlen(EMULATION_PREFIX);
+        printf("\n%sstage %s (%s)%s: right at every size%s, but not under the emulation, whose "
+               "checks see what a GPU's run can hide (races, barriers, reads past the end, the "
+               "order of blocks):\n  %.*s\n",
+               RED, s->id, s->idea, PLAIN, gpu_emulated() ? "" : " on this GPU",
+               (int)(cut - strlen(EMULATION_PREFIX)), what);
+        return;
+    }
     printf("\n%sstage %s (%s)%s: right at every size, but %.*s\n", RED, s->id, s->idea, PLAIN,
            (int)cut, t->technique);
     if (t->technique[cut])
@@ -491,7 +509,10 @@ static void summary_line(FILE *out, const struct stage *s, const struct criterio
     size_t tests = t.tests, passed = t.passed, skipped = t.skipped;
     const struct criterion_test *stuck = hung_in(s);
     bool right = passed == tests, ok = right && !t.technique_failed;
-    if (right && !ok) /* the sentence, without its figures */
+    if (right && !ok && wrong_when_emulated(&t))
+        fprintf(out, "  stage %-3s %-42s %s%3zu of %3zu right, but not under the emulation (its report "
+                "above)%s", s->id, s->idea, RED, passed, tests, PLAIN);
+    else if (right && !ok) /* the sentence, without its figures */
         fprintf(out, "  stage %-3s %-42s %s%3zu of %3zu right, but %.*s%s", s->id, s->idea, RED,
                 passed, tests, (int)strcspn(t.technique, "\n"), t.technique, PLAIN);
     else

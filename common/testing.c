@@ -73,7 +73,7 @@ static void technique_elsewhere(const struct stage *s, uint64_t seed, struct tec
                  run && *run ? run : "WORKBOOK_TECHNIQUE_RUN is not set");
         return;
     }
-    char command[1024], line[2048] = "";
+    char command[1024], line[8192] = "";
     snprintf(command, sizeof command, "'%s' technique=%s seed=%llu 2>&1", run, s->id,
              (unsigned long long)seed);
     FILE *out = popen(command, "r");
@@ -116,6 +116,6 @@ void expect_stage_technique(const struct lab *lab, const char *id)
      * may still see what the GPU's run did not (a race). The figures, if
      * any, on a line of their own. */
     cr_expect(r.verdict == SHOWN, TECHNIQUE_PREFIX "%s%s%s%s",
-              r.verdict == WRONG ? "under the emulation, " : "", r.sentence,
+              r.verdict == WRONG ? EMULATION_PREFIX : "", r.sentence,
               *r.figures ? "\n" : "", r.figures);
 }

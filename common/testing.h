@@ -131,6 +131,8 @@ void expect_stage_correct(const struct lab *lab, const char *stage, size_t n, si
  * here; on a GPU by the emulated driver that WORKBOOK_TECHNIQUE_RUN names
  * (make test builds it), run on the same file. */
 #define TECHNIQUE_PREFIX "technique: "
+/* after it, when the stage's outputs were wrong under the emulation */
+#define EMULATION_PREFIX "under the emulation, "
 void expect_stage_technique(const struct lab *lab, const char *id);
 
 #endif

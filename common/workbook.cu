@@ -469,54 +469,81 @@ bool problem_count_accesses(struct problem *p, const struct stage *s, struct acc
 
 const char *const technique_verdict_names[] = {"shown", "missing", "wrong", "uncounted"};
 
+#ifdef WORKBOOK_EMU
+/* Stage s once under the emulation at `size` (a lab's case), counted into c
+ * if c is given. The problem if its outputs are right there (the caller
+ * frees it); else NULL, and r says what went wrong: WRONG. */
+static struct problem *emulated_case(const struct lab *lab, const struct stage *s, const char *size,
+                                     int block, uint64_t seed, struct access_counts *c,
+                                     struct technique_result *r)
+{
+    size_t n, cols = 0;
+    if (!(lab->matrix ? parse_shape(size, &n, &cols) : parse_size(size, &n)))
+        die("%s: its case %s is no size", lab->name, size);
+    if (lab->matrix)
+        n *= cols;
+    struct problem *p = problem_new(lab, 0, n, cols, seed, block);
+    if (lab->reference) /* a graded build has none: its outputs are judged elsewhere */
+        lab->reference(p);
+    struct finding f;
+    p->counts = c;
+    bool right = lab->reference ? problem_verify(p, s, &f) : problem_run(p, s, &f);
+    p->counts = NULL;
+    if (right)
+        return p;
+    struct report wrong;
+    report_make(p, s, &f, &wrong);
+    snprintf(r->sentence, sizeof r->sentence, "%s: %.*s", wrong.title,
+             (int)strcspn(wrong.what, "\n"), wrong.what);
+    r->verdict = WRONG;
+    problem_free(p);
+    return NULL;
+}
+#endif
+
+/* The emulation's checks (races, barriers, bounds, the order of blocks) run
+ * first at a small size whose last tiles are partly filled (4999 leaves
+ * 135 of 256, 903 of 1024 or of 4096; 47x33, 15 and 1 of 32): on a GPU
+ * this and the technique case are the only runs they see. */
+static const char *const CHECKS_SIZE = "4999", *const CHECKS_SHAPE = "47x33";
+
 void stage_technique_check(const struct lab *lab, const struct stage *s, uint64_t seed,
                            struct technique_result *r)
 {
     memset(r, 0, sizeof *r);
 #ifndef WORKBOOK_EMU
-    (void)lab, (void)s, (void)seed;
+    (void)lab, (void)s, (void)seed, (void)CHECKS_SIZE, (void)CHECKS_SHAPE;
     snprintf(r->sentence, sizeof r->sentence,
              "a GPU counts nothing: techniques are counted by the emulated build");
     r->verdict = UNCOUNTED;
 #else
     const struct grade_case *at = &lab->technique_case;
-    size_t n, cols = 0;
-    if (!(lab->matrix ? parse_shape(at->size, &n, &cols) : parse_size(at->size, &n)))
-        die("%s: its technique case %s is no size", lab->name, at->size);
-    if (lab->matrix)
-        n *= cols;
     /* a device of as many SMs on every machine, so that a grid sized from
      * the device, and what is counted per thread, are the same everywhere */
     emu_device_sms(TECHNIQUE_SMS);
-    struct problem *p = problem_new(lab, 0, n, cols, seed, at->block);
-    if (lab->reference) /* a graded build has none: its outputs are judged elsewhere */
-        lab->reference(p);
-    struct finding f;
+    struct problem *p = emulated_case(lab, s, lab->matrix ? CHECKS_SHAPE : CHECKS_SIZE, 256, seed,
+                                      NULL, r);
     struct access_counts c = {};
-    p->counts = &c;
-    bool right = lab->reference ? problem_verify(p, s, &f) : problem_run(p, s, &f);
-    p->counts = NULL;
-    if (getenv("WORKBOOK_FIGURES")) /* for whoever writes a lab's traits */
+    if (p) {
+        problem_free(p);
+        p = emulated_case(lab, s, at->size, at->block, seed, &c, r);
+    }
+    if (p && getenv("WORKBOOK_FIGURES")) /* for whoever writes a lab's traits */
         print_measures(stderr, p, &c);
     double got = 0;
-    const struct trait *t = right ? technique_missing(p, s, &c, &got) : NULL;
-    if (!right) {
-        struct report wrong;
-        report_make(p, s, &f, &wrong);
-        snprintf(r->sentence, sizeof r->sentence, "%s: %.*s", wrong.title,
-                 (int)strcspn(wrong.what, "\n"), wrong.what);
-        r->verdict = WRONG;
-    } else if (t) {
+    const struct trait *t = p ? technique_missing(p, s, &c, &got) : NULL;
+    if (t) {
         technique_sentence(lab, s, t, r->sentence, sizeof r->sentence);
         snprintf(r->figures, sizeof r->figures,
                  "counted under the emulation (%d SMs) at %s = %s, block %d: %.3g, where the idea "
                  "gives %s %g",
-                 TECHNIQUE_SMS, cols ? "rows x cols" : "n", at->size, at->block, got,
+                 TECHNIQUE_SMS, lab->matrix ? "rows x cols" : "n", at->size, at->block, got,
                  t->bound == AT_LEAST ? "at least" : "at most", t->limit);
         r->verdict = MISSING;
-    } else
+    } else if (p)
         snprintf(r->sentence, sizeof r->sentence, "shown");
-    problem_free(p);
+    if (p)
+        problem_free(p);
     emu_device_sms(0);
 #endif
 }

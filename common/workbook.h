@@ -334,7 +334,7 @@ enum technique_verdict { SHOWN, MISSING, WRONG, UNCOUNTED };
 enum { TECHNIQUE_SMS = 2 }; /* the emulated device's SMs while a technique is counted */
 struct technique_result {
     enum technique_verdict verdict;
-    char sentence[1024]; /* technique_sentence's, or what went wrong */
+    char sentence[4096]; /* technique_sentence's, or what went wrong (a report's first line) */
     char figures[256];   /* "counted ... at n = 131075, block 256: 0, where the idea
                             gives at least 1"; "" but for MISSING */
 };

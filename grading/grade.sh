@@ -276,6 +276,8 @@ grade_lab() { # SUBMISSION NAME LAB: one lab of one submission, into OUT/NAME/LA
             verdict=${technique%%$'\t'*}
             if [ "$verdict" = shown ]; then
                 score "$s" pass "$right cases right, and its kernel shows its idea" shown
+            elif [ "$verdict" = wrong ]; then # a race or a skipped barrier the cases' runs hid
+                score "$s" fail "$right cases right, but ${technique#*$'\t'}"
             elif [ -n "$technique" ]; then
                 score "$s" lazy "$right cases right, but ${technique#*$'\t'}" missing
             else
@@ -289,11 +291,12 @@ grade_lab() { # SUBMISSION NAME LAB: one lab of one submission, into OUT/NAME/LA
 }
 
 # What the emulated driver in the sandbox said of stage $1's technique, in
-# file $2: the verdict (shown, or another: missing, wrong) and its sentence
-# with its figures, tab-separated; nothing when it said nothing of it.
+# file $2: the verdict (shown, missing, or wrong: its outputs were wrong, or
+# it was stopped, under the emulation) and its sentence with its figures,
+# tab-separated; nothing when it said nothing of it.
 technique_of() {
     awk -F'\t' -v s="$1" '$1 == "TECHNIQUE" && $2 == s && $3 ~ /^(shown|missing|wrong)$/ {
-        print ($3 == "shown" ? "shown" : "missing") "\t" ($3 == "wrong" ? "under the emulation, " : "") \
+        print $3 "\t" ($3 == "wrong" ? "under the emulation, " : "") \
               $4 ($5 == "" ? "" : " (" $5 ")"); exit }' \
         "$2" 2> /dev/null | head -c 600
 }
