@@ -4,7 +4,7 @@
 # copy and CI's checks of them. The Makefile includes it where solutions/
 # is; the student copy leaves out authoring/, this file with it.
 
-.PHONY: skeletons check-skeletons prove mutants diff grade check-grade dist check-dist \
+.PHONY: skeletons check-skeletons prove mutants soak diff grade check-grade dist check-dist \
         gradescope check-bench check-scripts
 
 # The skeletons as the solutions make them today, file by file: what
@@ -73,6 +73,14 @@ check-scripts:
 mutants:
 	@tests/mutants/mutants.sh $(SELECTED)
 
+# The emulation against correct code: its own tests and every stage of the
+# solutions at many seeds, sizes, blocks and worker counts, under load; one
+# report fails it (authoring/soak.sh). SEEDS=200 gives results/soak.txt.
+SOAK_RUNS = $(foreach l,$(SELECTED),build/emu/solutions/$(l)/run) build/emu/emutest
+soak:
+	@$(MAKE) --no-print-directory EMU=1 NVCC_CHECK= $(SOAK_RUNS)
+	@authoring/soak.sh build/emu $(or $(SEEDS),20) $(SELECTED)
+
 # AGAINST=skeleton: only what the student wrote, against the untouched skeleton.
 DIFF_BASE = $(if $(filter skeleton,$(AGAINST)),$(SKELETONS),solutions)
 diff: $(if $(filter skeleton,$(AGAINST)),$(SKELETON_FILES))
@@ -139,5 +147,7 @@ help::
 	@echo "  make check               the kit's own checks: skeletons in sync, every script past"
 	@echo "                           shellcheck, all builds, tests pass on every solution and fail"
 	@echo "                           on every skeleton"
+	@echo "  make soak SEEDS=20       the emulation on every solution at many seeds, sizes, blocks"
+	@echo "                           and worker counts, under load: fails on any report"
 	@echo "  make mutants             plant the usual student mistakes (tests/mutants) and check"
 	@echo "                           that the tests catch each and name its cause (LAB= some)"

@@ -19,6 +19,7 @@
 #undef _FORTIFY_SOURCE /* its longjmp check refuses jumps between stacks */
 #include "emu.h"
 
+#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -26,6 +27,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
+#include <cstdlib>
 #include <mutex>
 #include <thread>
 
@@ -742,7 +744,22 @@ static void run_blocks(launch_job &job)
 
 unsigned long long launches;
 
-unsigned workers() { return std::max(1u, std::thread::hardware_concurrency()); }
+/* One worker per CPU core this process may use (taskset and containers
+ * narrow it), or EMU_WORKERS of them: make soak tries several, since how
+ * many blocks run at once changes the orders a kernel meets. */
+unsigned workers()
+{
+    static unsigned count = []() -> unsigned {
+        if (const char *forced = getenv("EMU_WORKERS"))
+            if (int n = atoi(forced); n >= 1 && n <= 256)
+                return (unsigned)n;
+        cpu_set_t cores;
+        if (sched_getaffinity(0, sizeof cores, &cores) == 0)
+            return (unsigned)std::max(1, CPU_COUNT(&cores));
+        return std::max(1u, std::thread::hardware_concurrency());
+    }();
+    return count;
+}
 
 class pool {
     std::mutex lock;
