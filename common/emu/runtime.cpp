@@ -1,6 +1,6 @@
 /* runtime.cpp: the CUDA runtime calls the workbook makes, and the atomics,
  * answered on the CPU. */
-#include "emu.h"
+#include "memory.h"
 
 #include <unistd.h>
 
@@ -132,8 +132,25 @@ cudaError_t cudaMallocHost(void **ptr, size_t bytes)
 }
 cudaError_t cudaFreeHost(void *ptr) { free(ptr); return cudaSuccess; }
 
+/* A copy's or a set's device side must lie in one live cudaMalloc, as a
+ * GPU's runtime checks, and no side may be null: else cudaErrorInvalidValue,
+ * and nothing is touched, where a CPU would crash or write past the end. */
+static bool copyable(const void *p, size_t bytes)
+{
+    if (!p)
+        return false;
+    if (!is_device(p))
+        return true; /* host memory: only the caller knows its size */
+    const allocation *a = allocation_at((const char *)p);
+    return a && a->live && (size_t)((const char *)p - a->begin) + bytes <= a->bytes;
+}
+
 cudaError_t cudaMemcpy(void *dst, const void *src, size_t bytes, cudaMemcpyKind)
 {
+    if (bytes == 0)
+        return cudaSuccess;
+    if (!copyable(dst, bytes) || !copyable(src, bytes))
+        return emu_last_error = cudaErrorInvalidValue;
     memmove(dst, src, bytes);
     return cudaSuccess;
 }
@@ -144,6 +161,10 @@ cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes, cudaMemcpy
 }
 cudaError_t cudaMemset(void *ptr, int value, size_t bytes)
 {
+    if (bytes == 0)
+        return cudaSuccess;
+    if (!copyable(ptr, bytes))
+        return emu_last_error = cudaErrorInvalidValue;
     memset(ptr, value, bytes);
     return cudaSuccess;
 }

@@ -1024,3 +1024,41 @@ const char *emu_count_broadcast(struct access_counts *c)
     CUDA_CHECK(cudaFree(out));
     return error;
 }
+
+/* ---- what C++ leaves undefined, and copies past an array ------------------------------------- */
+
+__global__ void lanes_below_kernel(unsigned *out, int by_width)
+{
+    unsigned lane = threadIdx.x % 32;
+    /* the mask of the lanes below: a shift by 32 at lane 0 when planted */
+    out[threadIdx.x] = by_width ? 0xffffffffu >> (32 - lane) : (1u << lane) - 1;
+}
+
+const char *emu_lanes_below(unsigned *out, int by_width)
+{
+    unsigned *d_out;
+    CUDA_CHECK(cudaMalloc(&d_out, 32 * sizeof *d_out));
+    lanes_below_kernel<<<1, 32>>>(d_out, by_width);
+    const char *error = finish();
+    if (!error)
+        CUDA_CHECK(cudaMemcpy(out, d_out, 32 * sizeof *out, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaFree(d_out));
+    return error;
+}
+
+/* The error of a copy to, from or a set of the device array `bytes` long,
+ * `past` bytes past its end (a null device side if past < 0). */
+const char *emu_copy_past_the_end(int what, int past)
+{
+    size_t bytes = 400;
+    char host[512] = {0}, *d;
+    CUDA_CHECK(cudaMalloc(&d, bytes));
+    char *device = past < 0 ? NULL : d;
+    size_t size = bytes + (past < 0 ? 0 : (size_t)past);
+    cudaError_t e = what == 0   ? cudaMemcpy(device, host, size, cudaMemcpyHostToDevice)
+                    : what == 1 ? cudaMemcpy(host, device, size, cudaMemcpyDeviceToHost)
+                                : cudaMemset(device, 0, size);
+    (void)cudaGetLastError();
+    CUDA_CHECK(cudaFree(d));
+    return e == cudaSuccess ? NULL : cudaGetErrorString(e);
+}

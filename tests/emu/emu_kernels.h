@@ -80,6 +80,9 @@ const char *emu_start_order(int *out, int blocks, unsigned long long seed);
 const char *emu_padded_copy(int *out, const int *in, int blocks, int planted);
 const char *emu_wait_for_neighbour(int *out, int planted);
 
+const char *emu_lanes_below(unsigned *out, int by_width);
+const char *emu_copy_past_the_end(int what, int past);
+
 #ifdef __cplusplus
 }
 #endif

@@ -829,3 +829,33 @@ Test(emu, counts_only_the_launches_it_is_asked_to, TIMEOUT)
         cr_expect_eq(after.requests[kind], counted.requests[kind], "kind %d: %g requests, then %g",
                      kind, counted.requests[kind], after.requests[kind]);
 }
+
+/* ---- what C++ leaves undefined, and copies past an array ------------------------------------- */
+
+/* A GPU shifts every bit out, a CPU by the count modulo 32: the emulation
+ * must not give either answer, and says which line asked. */
+Test(emu, stops_a_shift_by_the_width_of_the_value, TIMEOUT)
+{
+    unsigned out[32];
+    expect_success(emu_lanes_below(out, 0));
+    for (unsigned lane = 0; lane < 32; lane++)
+        cr_expect_eq(out[lane], (1u << lane) - 1, "lane %u: %#x", lane, out[lane]);
+    expect_error_saying(emu_lanes_below(out, 1),
+                        (const char *[]){"kernel lanes_below_kernel, block (0, 0, 0), thread 0 ",
+                                         "shifts a 32-bit value by 32", "a GPU shifts every bit out",
+                                         NULL});
+}
+
+/* A copy or set past a device array's end, or from a null one, is refused
+ * as a GPU's runtime refuses it, not a crash of the whole program. */
+Test(emu, refuses_copies_past_a_device_array, TIMEOUT)
+{
+    for (int what = 0; what < 3; what++) {
+        cr_expect_null(emu_copy_past_the_end(what, 0), "copy %d of the whole array refused", what);
+        const char *past = emu_copy_past_the_end(what, 4), *null = emu_copy_past_the_end(what, -1);
+        cr_expect(past && strstr(past, "invalid argument"), "copy %d past the end: %s", what,
+                  past ? past : "allowed");
+        cr_expect(null && strstr(null, "invalid argument"), "copy %d with a null side: %s", what,
+                  null ? null : "allowed");
+    }
+}
