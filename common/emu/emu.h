@@ -90,10 +90,14 @@ struct fiber {
     calls in;               /* to name the kernel (access.cpp records them) */
     warp_call call;
     spin polling;
-    /* its last device access, if a signal's read (volatile or atomic): the
-     * word's history (history.cpp) and its writer as the read found it */
+    /* the history (history.cpp) of the word its last volatile read of
+     * device memory read, until the thread's next access: what the load
+     * returned is known only after it */
     void *signal_word;
-    unsigned long long signal_seen;
+    /* its block's stores, and its worker's clock, up to which it learnt of
+     * its block's accesses through a flag another thread stored */
+    unsigned learnt_stores;
+    unsigned long long learnt_clock;
     ucontext_t start; /* used once, to enter the fiber's stack */
 };
 
@@ -173,8 +177,24 @@ struct block_runner {
     /* how this block orders its accesses to device memory with other blocks */
     unsigned fences;      /* __threadfence() calls by its threads */
     unsigned stores;      /* stores to device memory by its threads */
+    unsigned releases;    /* of them, volatile and atomic ones: flags, tickets */
     bool synchronised;    /* it has read a flag or made an atomic that another block wrote */
     std::unordered_map<unsigned long long, acquisition> acquired; /* by block */
+    const char *last_release; /* where its latest volatile or atomic store went */
+    /* its latest __threadfence_block(): the stores made before it, and where */
+    unsigned block_fenced;
+    const void *block_fence_pc;
+    /* and among its threads: when its barrier interval (phase) began, as
+     * the number of its next store and its worker's clock (which counts
+     * accesses to device memory), and when each warp's latest warp step
+     * began; history.cpp notes them at the first access after each */
+    unsigned worker; /* 1 to 1023, or 0 when there are more workers */
+    unsigned long long clock;
+    unsigned long long access_phase;
+    unsigned phase_first_store;
+    unsigned long long phase_first_clock;
+    unsigned warp_step_seen[WARPS], warp_first_store[WARPS];
+    unsigned long long warp_first_clock[WARPS];
     double stalled_since; /* when all its runnable threads began to spin, or 0 */
 };
 extern thread_local block_runner *runner; /* null outside kernels */
@@ -225,6 +245,19 @@ void end_block_memory(block_runner &r); /* the block's stores join its arrays' c
  * per launch. */
 void start_launch(unsigned long long blocks);
 void note_fence(block_runner &r);
+void note_block_fence(block_runner &r, const void *pc); /* __threadfence_block() */
+/* Held by runtime.cpp over an atomic's change to device memory: the word's
+ * history changes with the value, in one step that no other block's atomic
+ * on the word comes between (the checks ran before, in note_atomic). */
+class atomic_order {
+    void *lock;
+
+  public:
+    atomic_order(const void *p, size_t size, const void *pc);
+    ~atomic_order();
+    atomic_order(const atomic_order &) = delete;
+    atomic_order &operator=(const atomic_order &) = delete;
+};
 /* ", last written by block (6, 0, 0) (scan.cu:40)", or that no block has
  * written it in this launch, or "" when its history is not kept */
 std::string last_writer(const block_runner &r, const char *p);

@@ -899,6 +899,209 @@ const char *emu_start_order(int *out, int blocks, unsigned long long seed)
     return finish_ints(out, d, blocks);
 }
 
+/* Blocks take tickets in pairs: the first of a pair publishes a value, the
+ * second waits for its flag, then copies the value. Planted: 1 stores the
+ * flag before the value, 2 no __threadfence() between them, 3 only a
+ * __threadfence_block(). Correct too: 4 publishes through atomics; 5 stores,
+ * after its flag, a value that no other block reads. */
+__global__ void publish_pairs(int *value, int *flag, int *out, unsigned *ticket, int planted)
+{
+    if (threadIdx.x != 0)
+        return;
+    unsigned t = atomicAdd(ticket, 1u), pair = t / 2;
+    volatile int *seen = flag;
+    if (t % 2 == 1) {
+        while (planted == 4 ? atomicOr(&flag[pair], 0) == 0 : seen[pair] == 0)
+            ;
+        out[pair] = value[pair]; /* LINE: read the pair's value */
+        return;
+    }
+    int v = (int)pair + 1;
+    if (planted == 1) {
+        seen[pair] = 1;  /* LINE: store the flag before the value */
+        value[pair] = v; /* LINE: store the value after its flag */
+        return;
+    }
+    value[pair] = v; /* LINE: store the pair's value */
+    if (planted == 3)
+        __threadfence_block(); /* LINE: fence only the block */
+    else if (planted != 2)
+        __threadfence();
+    if (planted == 4)
+        atomicExch(&flag[pair], 1);
+    else
+        seen[pair] = 1; /* LINE: store the pair's flag */
+    if (planted == 5)
+        out[gridDim.x / 2 + pair] = v;
+}
+
+const char *emu_publish_pairs(int *out, int pairs, int planted)
+{
+    int *value = named("value", pairs), *flag = named("flag", pairs), *d = to_device(NULL, 2 * pairs);
+    unsigned *ticket;
+    CUDA_CHECK(cudaMalloc(&ticket, sizeof *ticket));
+    CUDA_CHECK(cudaMemset(ticket, 0, sizeof *ticket));
+    publish_pairs<<<2 * pairs, 32>>>(value, flag, d, ticket, planted);
+    const char *error = kept(finish());
+    finish_ints(out, d, pairs);
+    free_named(flag);
+    free_named(value);
+    CUDA_CHECK(cudaFree(ticket));
+    return error;
+}
+
+/* Each block stores its value, then takes a ticket after a __threadfence();
+ * the block with the last ticket adds up every block's value, its threads
+ * each a share. */
+__global__ void last_block_sum(int *sum, int *partial, unsigned *count)
+{
+    __shared__ bool last;
+    if (threadIdx.x == 0) {
+        partial[blockIdx.x] = (int)blockIdx.x + 1;
+        __threadfence();
+        last = atomicInc(count, gridDim.x - 1) == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (!last)
+        return;
+    int share = 0;
+    for (unsigned b = threadIdx.x; b < gridDim.x; b += blockDim.x)
+        share += partial[b];
+    atomicAdd(sum, share);
+}
+
+const char *emu_last_block_sum(int *sum, int blocks)
+{
+    int *d_sum = to_device(NULL, 1), *partial = to_device(NULL, blocks);
+    unsigned *count;
+    CUDA_CHECK(cudaMalloc(&count, sizeof *count));
+    CUDA_CHECK(cudaMemset(count, 0, sizeof *count));
+    last_block_sum<<<blocks, 64>>>(d_sum, partial, count);
+    CUDA_CHECK(cudaFree(partial));
+    CUDA_CHECK(cudaFree(count));
+    return finish_ints(sum, d_sum, 1);
+}
+
+/* Blocks take tickets in pairs: the first of a pair reads a slot, then says
+ * so with a flag after a __threadfence(); the second waits for the flag,
+ * then writes the slot anew. */
+__global__ void hand_over(int *slot, volatile int *flag, int *out, unsigned *ticket)
+{
+    if (threadIdx.x != 0)
+        return;
+    unsigned t = atomicAdd(ticket, 1u), pair = t / 2;
+    if (t % 2 == 0) {
+        out[pair] = slot[pair];
+        __threadfence();
+        flag[pair] = 1;
+        return;
+    }
+    while (flag[pair] == 0)
+        ;
+    slot[pair] = -1;
+}
+
+const char *emu_hand_over(int *out, int pairs)
+{
+    for (int k = 0; k < pairs; k++)
+        out[k] = k + 1;
+    int *slot = to_device(out, pairs), *flag = to_device(NULL, pairs), *d = to_device(NULL, pairs);
+    unsigned *ticket;
+    CUDA_CHECK(cudaMalloc(&ticket, sizeof *ticket));
+    CUDA_CHECK(cudaMemset(ticket, 0, sizeof *ticket));
+    hand_over<<<2 * pairs, 32>>>(slot, flag, d, ticket);
+    CUDA_CHECK(cudaFree(slot));
+    CUDA_CHECK(cudaFree(flag));
+    CUDA_CHECK(cudaFree(ticket));
+    return finish_ints(out, d, pairs);
+}
+
+/* Fibonacci numbers in a chain of blocks: the block with ticket k waits for
+ * the flag of k - 1, then adds the values of k - 1 and k - 2. It learnt of
+ * the value of k - 2 from block k - 1, which waited for its flag. */
+__global__ void fibonacci_chain(int *value, volatile int *flag, unsigned *ticket)
+{
+    if (threadIdx.x != 0)
+        return;
+    unsigned k = atomicAdd(ticket, 1u);
+    int v = 1;
+    if (k > 0) {
+        while (flag[k - 1] == 0)
+            ;
+        v = value[k - 1] + (k > 1 ? value[k - 2] : 0);
+    }
+    value[k] = v;
+    __threadfence();
+    flag[k] = 1;
+}
+
+const char *emu_fibonacci_chain(int *out, int blocks)
+{
+    int *value = to_device(NULL, blocks), *flag = to_device(NULL, blocks);
+    unsigned *ticket;
+    CUDA_CHECK(cudaMalloc(&ticket, sizeof *ticket));
+    CUDA_CHECK(cudaMemset(ticket, 0, sizeof *ticket));
+    fibonacci_chain<<<blocks, 32>>>(value, flag, ticket);
+    CUDA_CHECK(cudaFree(flag));
+    CUDA_CHECK(cudaFree(ticket));
+    return finish_ints(out, value, blocks);
+}
+
+/* ---- device memory between the threads of a block ------------------------------ */
+
+/* Each block adds up its part of data in place, halving it at each step.
+ * Planted: 1 leaves out the barrier between the steps. */
+__global__ void global_tree_sum(int *data, int planted)
+{
+    int *part = data + (size_t)blockIdx.x * blockDim.x;
+    unsigned t = threadIdx.x;
+    for (unsigned half = blockDim.x / 2; half > 0; half /= 2) {
+        if (t < half)
+            part[t] += part[t + half]; /* LINE: add the upper half in place */
+        if (planted != 1)
+            __syncthreads();
+    }
+}
+
+const char *emu_global_tree_sum(int *out, const int *in, int blocks, int block, int planted)
+{
+    int *d = named("part", (size_t)blocks * block);
+    CUDA_CHECK(cudaMemcpy(d, in, (size_t)blocks * block * sizeof(int), cudaMemcpyHostToDevice));
+    global_tree_sum<<<blocks, block>>>(d, planted);
+    const char *error = kept(finish());
+    for (int b = 0; b < blocks; b++)
+        CUDA_CHECK(cudaMemcpy(&out[b], d + (size_t)b * block, sizeof(int), cudaMemcpyDeviceToHost));
+    free_named(d);
+    return error;
+}
+
+/* Each thread stores its value in scratch, then adds the value of the
+ * thread before it: in the block (0, 1, 2) or in its warp (3). Between the
+ * two: 0 a __syncthreads(); planted, 1 nothing and 2 a __syncwarp(); 3 a
+ * __syncwarp(), which is enough in one warp. */
+__global__ void neighbour_values(int *out, int *scratch, const int *in, int planted)
+{
+    unsigned t = threadIdx.x, n = blockDim.x;
+    scratch[t] = in[t]; /* LINE: store a value for the neighbour */
+    if (planted == 0)
+        __syncthreads();
+    else if (planted != 1)
+        __syncwarp();
+    unsigned before = planted == 3 ? (t & ~31u) | ((t - 1) & 31u) : (t + n - 1) % n;
+    out[t] = scratch[t] + scratch[before]; /* LINE: add the neighbour's value */
+}
+
+const char *emu_neighbour_values(int *out, const int *in, int block, int planted)
+{
+    int *d_in = to_device(in, block), *scratch = named("scratch", block), *d = to_device(NULL, block);
+    neighbour_values<<<1, block>>>(d, scratch, d_in, planted);
+    const char *error = kept(finish());
+    finish_ints(out, d, block);
+    free_named(scratch);
+    CUDA_CHECK(cudaFree(d_in));
+    return error;
+}
+
 /* ---- bounds of __shared__ arrays -------------------------------------------------- */
 
 /* A block's 64 values through a padded array: one pad word after every
@@ -924,25 +1127,29 @@ const char *emu_padded_copy(int *out, const int *in, int blocks, int planted)
 
 /* ---- threads that wait for each other ------------------------------------------- */
 
-/* Thread 0 waits for a flag that thread 1 raises. Planted: 1 raises it only
- * after a __syncthreads() that thread 0, waiting, never reaches. */
+/* Thread 0 waits for a flag that thread 1 raises after its value, then
+ * copies the value. Planted: 1 raises it only after a __syncthreads() that
+ * thread 0, waiting, never reaches. */
 __global__ void wait_for_neighbour(int *out, volatile int *flag, int planted)
 {
     if (threadIdx.x == 0) {
         while (*flag == 0) /* LINE: wait for the neighbour's flag */
             ;
-        out[0] = 1;
+        out[0] = out[1];
         return;
     }
     if (planted == 1)
         __syncthreads();
-    if (threadIdx.x == 1)
+    if (threadIdx.x == 1) {
+        out[1] = 1;
+        __threadfence_block();
         *flag = 1;
+    }
 }
 
 const char *emu_wait_for_neighbour(int *out, int planted)
 {
-    int *d = to_device(NULL, 1), *flag = named("flag", 1);
+    int *d = to_device(NULL, 2), *flag = named("flag", 1);
     wait_for_neighbour<<<1, 64>>>(d, flag, planted);
     const char *error = kept(finish());
     free_named(flag);

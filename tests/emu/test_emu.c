@@ -684,6 +684,97 @@ Test(emu, names_a_flag_stored_without_a_fence_after_its_value, TIMEOUT)
                                          "no __threadfence() between the two stores", NULL});
 }
 
+/* A pair's reader copies the value its writer published: k + 1 for pair k. */
+static void expect_pairs_copied(const int *out, int pairs)
+{
+    for (int k = 0; k < pairs; k++)
+        cr_assert_eq(out[k], k + 1, "pair %d copied %d, expected %d", k, out[k], k + 1);
+}
+
+Test(emu, passes_values_published_after_a_fence_through_flags_or_atomics, TIMEOUT)
+{
+    enum { PAIRS = 150 };
+    int out[PAIRS];
+    for (int planted = 0; planted <= 5; planted += planted == 0 ? 4 : 1) {
+        expect_success(emu_publish_pairs(out, PAIRS, planted));
+        expect_pairs_copied(out, PAIRS);
+    }
+}
+
+/* Whether the reader comes before the writer's store or after, the report
+ * names the two stores in their wrong order. */
+Test(emu, names_a_value_stored_after_its_flag, TIMEOUT)
+{
+    enum { PAIRS = 150 };
+    int out[PAIRS];
+    char value[200], flag[200];
+    snprintf(value, sizeof value, "value[");
+    snprintf(flag, sizeof flag, "store %s", at_line("store the flag before the value"));
+    expect_error_saying(emu_publish_pairs(out, PAIRS, 1),
+                        (const char *[]){"kernel publish_pairs, block (", value,
+                                         at_line("store the value after its flag"), flag,
+                                         at_line("read the pair's value"),
+                                         "then __threadfence(), then the flag", NULL});
+}
+
+Test(emu, names_a_flag_published_without_a_fence_whatever_the_order_of_blocks, TIMEOUT)
+{
+    enum { PAIRS = 150 };
+    int out[PAIRS];
+    char wrote[200];
+    snprintf(wrote, sizeof wrote, "wrote %s and then announced with the store %s",
+             at_line("store the pair's value"), at_line("store the pair's flag"));
+    expect_error_saying(emu_publish_pairs(out, PAIRS, 2),
+                        (const char *[]){"kernel publish_pairs, block (", "reads value[",
+                                         at_line("read the pair's value"), wrote,
+                                         "no __threadfence() between the two stores", NULL});
+}
+
+Test(emu, names_a_threadfence_block_that_orders_a_flag_for_its_block_alone, TIMEOUT)
+{
+    enum { PAIRS = 150 };
+    int out[PAIRS];
+    char fence[200];
+    snprintf(fence, sizeof fence, "only __threadfence_block() %s between the two stores",
+             at_line("fence only the block"));
+    expect_error_saying(emu_publish_pairs(out, PAIRS, 3),
+                        (const char *[]){"kernel publish_pairs, block (", "reads value[",
+                                         at_line("store the pair's flag"), fence,
+                                         "another block can still see the flag before the value",
+                                         "use __threadfence()", NULL});
+}
+
+/* Correct code that a check once reported when a worker lost its core at the
+ * wrong moment: the last ticket taken by the block that checked its atomic
+ * first; a word written after its reader's flag, seen at the poll's check
+ * but not yet at its load; a value that a block learnt of through another
+ * block's flag. */
+Test(emu, passes_a_last_block_that_adds_what_every_block_stored_before_its_ticket, TIMEOUT)
+{
+    enum { BLOCKS = 300 };
+    int sum = 0;
+    expect_success(emu_last_block_sum(&sum, BLOCKS));
+    cr_assert_eq(sum, BLOCKS * (BLOCKS + 1) / 2, "sum = %d, expected %d", sum,
+                 BLOCKS * (BLOCKS + 1) / 2);
+}
+
+Test(emu, passes_a_word_written_after_its_reader_announced_the_read, TIMEOUT)
+{
+    enum { PAIRS = 150 };
+    int out[PAIRS];
+    expect_success(emu_hand_over(out, PAIRS));
+    expect_pairs_copied(out, PAIRS);
+}
+
+Test(emu, passes_a_chain_whose_blocks_read_two_blocks_back, TIMEOUT)
+{
+    enum { BLOCKS = 40 };
+    int out[BLOCKS];
+    expect_success(emu_fibonacci_chain(out, BLOCKS));
+    for (int k = 0, a = 1, b = 1; k < BLOCKS; k++, b = a + b, a = b - a)
+        cr_assert_eq(out[k], a, "value[%d] = %d, expected %d", k, out[k], a);
+}
+
 Test(emu, starts_blocks_in_an_order_the_seed_scrambles, TIMEOUT)
 {
     enum { BLOCKS = 500 };
@@ -721,6 +812,78 @@ Test(emu, stops_blocks_that_wait_for_a_block_that_has_not_started, TIMEOUT)
                         (const char *[]){"kernel chain_planted: blocks wait for ever", "reads flag[",
                                          spins, "have not started", "scrambled order (seed",
                                          "not from blockIdx.x", NULL});
+}
+
+/* ---- device memory between the threads of a block ---------------------------------- */
+
+Test(emu, passes_a_tree_sum_in_global_memory_with_its_barriers, TIMEOUT)
+{
+    enum { BLOCKS = 4, BLOCK = 256 };
+    int in[BLOCKS * BLOCK], out[BLOCKS];
+    random_ints(in, BLOCKS * BLOCK, 100);
+    expect_success(emu_global_tree_sum(out, in, BLOCKS, BLOCK, 0));
+    for (int b = 0; b < BLOCKS; b++) {
+        int want = 0;
+        for (int t = 0; t < BLOCK; t++)
+            want += in[b * BLOCK + t];
+        cr_assert_eq(out[b], want, "block %d: %d, expected %d", b, out[b], want);
+    }
+}
+
+/* Threads run in order of their index until they wait: thread 0 reads the
+ * whole tree before thread 1 writes its word, so the race shows as a store
+ * over another thread's read. */
+Test(emu, catches_a_tree_sum_in_global_memory_missing_a_barrier, TIMEOUT)
+{
+    enum { BLOCKS = 4, BLOCK = 256 };
+    int in[BLOCKS * BLOCK], out[BLOCKS];
+    random_ints(in, BLOCKS * BLOCK, 100);
+    char read[200];
+    snprintf(read, sizeof read, "which thread 0 of this block read %s",
+             at_line("add the upper half in place"));
+    expect_error_saying(emu_global_tree_sum(out, in, BLOCKS, BLOCK, 1),
+                        (const char *[]){"kernel global_tree_sum, block (",
+                                         "a race on global memory between the threads of a block",
+                                         "thread 1: ", "writes part[", read,
+                                         "put a __syncthreads() between the two accesses", NULL});
+}
+
+Test(emu, passes_neighbours_values_read_after_a_barrier_or_in_a_warp_after_syncwarp, TIMEOUT)
+{
+    enum { BLOCK = 64 };
+    int in[BLOCK], out[BLOCK];
+    random_ints(in, BLOCK, 100);
+    for (int planted = 0; planted <= 3; planted += 3) {
+        expect_success(emu_neighbour_values(out, in, BLOCK, planted));
+        for (int t = 0; t < BLOCK; t++) {
+            int before = planted == 3 ? (t & ~31) | ((t - 1) & 31) : (t + BLOCK - 1) % BLOCK;
+            cr_assert_eq(out[t], in[t] + in[before], "out[%d] = %d", t, out[t]);
+        }
+    }
+}
+
+Test(emu, catches_a_neighbours_value_read_with_no_barrier_between, TIMEOUT)
+{
+    enum { BLOCK = 64 };
+    int in[BLOCK], out[BLOCK];
+    random_ints(in, BLOCK, 100);
+    char wrote[200];
+    snprintf(wrote, sizeof wrote, "reads scratch[0] %s, which thread 0 of this block wrote %s",
+             at_line("add the neighbour's value"), at_line("store a value for the neighbour"));
+    expect_error_saying(emu_neighbour_values(out, in, BLOCK, 1),
+                        (const char *[]){"kernel neighbour_values, block (0, 0, 0), thread 1: ",
+                                         "a race on global memory between the threads of a block",
+                                         wrote, "The two are in one warp",
+                                         "__syncthreads() between the two accesses", NULL});
+    /* __syncwarp() orders a warp, not two: thread 0 reads thread 63's word */
+    snprintf(wrote, sizeof wrote, "reads scratch[63] %s, which thread 63 of this block wrote %s",
+             at_line("add the neighbour's value"), at_line("store a value for the neighbour"));
+    const char *error = emu_neighbour_values(out, in, BLOCK, 2);
+    expect_error_saying(error, (const char *[]){"thread 0: ", wrote,
+                                                "since the last __syncthreads(): put a "
+                                                "__syncthreads() between the two accesses",
+                                                NULL});
+    expect_error_not_saying(error, "__syncwarp()");
 }
 
 /* ---- bounds of __shared__ arrays ------------------------------------------------------ */
