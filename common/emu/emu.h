@@ -119,6 +119,7 @@ struct race {
     const void *pc, *other_pc;
     calls in; /* the first thread's, when it raced */
     unsigned long long accesses_since; /* a block spinning on a raced word ends */
+    size_t written, elements; /* unwritten: of the array's elements, how many the block had set */
 };
 
 /* The race detector's record of one 4-byte word of shared memory: who last
@@ -165,7 +166,7 @@ struct block_runner {
     std::vector<emu_shared_site *> touched; /* static variables poisoned in this block */
     word_record *records;                   /* one per word of shared */
     unsigned long long phase;               /* unique per block and barrier interval */
-    unsigned long long first_phase;         /* its first: a word written before is an older block's */
+    unsigned long long first_phase;         /* its first: a word written before, another block's */
     unsigned warp_step[WARPS];              /* warp synchronisations in the phase, per warp */
     race raced;
     const char *seen_lo, *seen_hi; /* device memory a kernel may touch, last seen */

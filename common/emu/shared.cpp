@@ -175,14 +175,71 @@ static void note_race(block_runner &r, const unsigned char *p, unsigned other, b
                r.fibers[r.current].in, since};
 }
 
+/* The array at offset at: its first byte, size, element size and name
+ * ("local", or "sdata/temp" for the dynamic part); false outside them. */
+static bool array_at(const block_runner &r, size_t at, size_t *lo, size_t *bytes,
+                     size_t *element, std::string *name)
+{
+    if (at >= SHARED_STATIC) {
+        std::lock_guard<std::mutex> hold(site_lock);
+        *lo = SHARED_STATIC, *bytes = r.config.shared_bytes, *element = dynamic_element;
+        *name = dynamic_names.empty() ? "the dynamic shared memory" : dynamic_names;
+        return true;
+    }
+    for (const emu_shared_site *s : r.touched)
+        if (at >= (size_t)s->offset && at < s->offset + s->bytes) {
+            *lo = (size_t)s->offset, *bytes = s->bytes, *element = s->element, *name = s->name;
+            return true;
+        }
+    return false;
+}
+
+/* How many elements of the array at offset at the block has written, and
+ * of how many: part of it (a loop's bound, a partial tile), or none. The
+ * bytes from skip to skip_end do not count (an atomic's own write). */
+static void count_written(const block_runner &r, size_t at, size_t skip, size_t skip_end,
+                          size_t *written, size_t *elements)
+{
+    size_t lo, bytes, element;
+    std::string name;
+    *written = *elements = 0;
+    if (!array_at(r, at, &lo, &bytes, &element, &name))
+        return;
+    *elements = bytes / element;
+    for (size_t e = 0; e < *elements; e++) {
+        size_t b = lo + e * element;
+        const word_record &rec = r.records[b / 4];
+        *written += rec.write_phase >= r.first_phase && (rec.written >> b % 4 & 1) &&
+                    (b < skip || b >= skip_end);
+    }
+}
+
 /* A read of a byte no thread of the block wrote (an atomic's too: it reads
  * before it writes), noted unless a race or an earlier such read was. */
-static void note_unwritten(block_runner &r, size_t at, bool atomic, const void *pc)
+static void note_unwritten(block_runner &r, size_t at, size_t start, size_t size, bool atomic,
+                           const void *pc)
 {
     if (r.raced.found)
         return;
     r.raced = {true, false, true, r.shared + at, r.current, r.current, atomic, false, pc, nullptr,
                r.fibers[r.current].in, 0};
+    count_written(r, at, start, atomic ? start + size : start, &r.raced.written,
+                  &r.raced.elements);
+}
+
+/* " (it wrote 40 of the 64 elements of tile)", or ", nor any other element
+ * of tile", as the read found the array */
+static std::string share_written(const block_runner &r)
+{
+    size_t lo, bytes, element;
+    std::string name;
+    if (r.raced.elements < 2 || !array_at(r, (size_t)(r.raced.at - r.shared), &lo, &bytes,
+                                          &element, &name))
+        return "";
+    if (!r.raced.written)
+        return ", nor any other element of " + name;
+    return " (it wrote " + std::to_string(r.raced.written) + " of the " +
+           std::to_string(r.raced.elements) + " elements of " + name + ")";
 }
 
 static std::string unwritten_report(const block_runner &r)
@@ -192,14 +249,15 @@ static std::string unwritten_report(const block_runner &r)
                                                     thread_name(c.thread);
     if (c.writes)
         return who + ": an atomic on " + name + at_line(c.pc) + " updates the value there, but "
-               "no thread of this block has written " + name + ": shared memory starts each "
-               "block holding whatever an earlier block left. Set it first (counters to 0: each "
-               "thread a few, then __syncthreads()), then the atomics";
+               "no thread of this block has written " + name + share_written(r) +
+               ": shared memory starts each block holding whatever an earlier block left. Set "
+               "every element first (counters to 0: each thread a few, then __syncthreads()), "
+               "then the atomics";
     return who + " reads " + name + at_line(c.pc) + ", which no thread of this block has "
-           "written: shared memory starts each block holding whatever an earlier block left. "
-           "Write every element the block reads before a __syncthreads(), or test the index "
-           "where it can reach elements never written (past the data in a last, partial tile; "
-           "below 0 in s[i - offset])";
+           "written" + share_written(r) + ": shared memory starts each block holding "
+           "whatever an earlier block left. Write every element the block reads before a "
+           "__syncthreads(), or test the index where it can reach elements never written (past "
+           "the data in a last, partial tile; below 0 in s[i - offset])";
 }
 
 std::string race_report(const block_runner &r)
@@ -348,7 +406,7 @@ void check_shared(block_runner &r, unsigned char *p, size_t size, bool write, bo
     /* A wider access, a vector or a struct, may carry lanes or padding that
      * no one uses: only one that read nothing written is surely wrong. */
     if (__builtin_expect(unwritten != SIZE_MAX, false) && (size <= 4 || !some_written))
-        note_unwritten(r, unwritten, atomic, pc);
+        note_unwritten(r, unwritten, at, size, atomic, pc);
 }
 
 } // namespace emu

@@ -475,7 +475,8 @@ Test(emu, stops_an_atomic_on_a_shared_counter_never_cleared, TIMEOUT)
     values_in_bin_7(in, N);
     char what[300];
     snprintf(what, sizeof what, "thread 0: an atomic on local[7] %s updates the value there, but "
-             "no thread of this block has written local[7]", at_line("atomic on a shared bin"));
+             "no thread of this block has written local[7], nor any other element of local",
+             at_line("atomic on a shared bin"));
     expect_error_saying(emu_shared_histogram(bins, in, N, 1),
                         (const char *[]){"kernel shared_histogram, block (", what,
                                          "counters to 0", NULL});
@@ -489,7 +490,8 @@ Test(emu, reports_the_race_when_the_barrier_after_clearing_is_missing, TIMEOUT)
     int in[N], bins[16];
     values_in_bin_7(in, N);
     const char *error = emu_shared_histogram(bins, in, N, 2);
-    expect_error_saying(error, (const char *[]){"a race on shared memory", "thread 7 writes local[7]",
+    expect_error_saying(error, (const char *[]){"a race on shared memory",
+                                                "thread 7 writes local[7]",
                                                 at_line("atomic on a shared bin"),
                                                 "a barrier between the two accesses is missing",
                                                 NULL});
@@ -514,7 +516,7 @@ Test(emu, stops_a_read_past_what_a_partial_tile_loaded, TIMEOUT)
     random_ints(in, 40, 1000);
     char what[300];
     snprintf(what, sizeof what, "thread 0 reads tile[63] %s, which no thread of this block has "
-             "written", at_line("read the tile reversed"));
+             "written (it wrote 40 of the 64 elements of tile)", at_line("read the tile reversed"));
     expect_error_saying(emu_reverse_tile(out, in, 40, 1),
                         (const char *[]){"kernel reverse_tile, block (0, 0, 0), ", what,
                                          "test the index", NULL});
@@ -536,7 +538,8 @@ Test(emu, stops_a_read_of_the_one_unwritten_byte_of_a_word, TIMEOUT)
     int out[64];
     char what[300];
     snprintf(what, sizeof what, "thread 62 reads flags[63] %s, which no thread of this block has "
-             "written", at_line("read the neighbour's byte"));
+             "written (it wrote 63 of the 64 elements of flags)",
+             at_line("read the neighbour's byte"));
     expect_error_saying(emu_neighbour_bytes(out, 1),
                         (const char *[]){"kernel neighbour_bytes, block (0, 0, 0), ", what, NULL});
 }
