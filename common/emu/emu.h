@@ -112,15 +112,18 @@ struct crash {
 };
 
 /* The race the detector saw first in this block, or the first that spans
- * two warps: that one shows the fix (__syncthreads(), not __syncwarp()). */
+ * two warps: that one shows the fix (__syncthreads(), not __syncwarp()).
+ * Until a race turns up, the block's first read of shared memory that no
+ * thread of it wrote (unwritten): a race is the likelier cause of that. */
 struct race {
-    bool found, across_warps;
+    bool found, across_warps, unwritten;
     const unsigned char *at;
     unsigned thread, other;
     bool writes, other_wrote;
     const void *pc, *other_pc;
     calls in; /* the first thread's, when it raced */
     unsigned long long accesses_since; /* a block spinning on a raced word ends */
+    size_t written, elements; /* unwritten: of the array's elements, how many the block had set */
 };
 
 /* The race detector's record of one 4-byte word of shared memory: who last
@@ -131,6 +134,7 @@ struct word_record {
     unsigned write_step, read_step, other_step;
     unsigned short writer, reader, other_reader; /* thread index in the block */
     bool atomic;
+    unsigned char written; /* the bytes the block of write_phase wrote, a bit each */
     const void *write_pc, *read_pc;
 };
 
@@ -166,6 +170,7 @@ struct block_runner {
     std::vector<emu_shared_site *> touched; /* static variables poisoned in this block */
     word_record *records;                   /* one per word of shared */
     unsigned long long phase;               /* unique per block and barrier interval */
+    unsigned long long first_phase;         /* its first: a word written before, another block's */
     unsigned warp_step[WARPS];              /* warp synchronisations in the phase, per warp */
     race raced;
     const char *seen_lo, *seen_hi; /* device memory a kernel may touch, last seen */

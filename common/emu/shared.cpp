@@ -8,7 +8,13 @@
  * race: on a GPU the result depends on timing. Within a warp, __syncwarp()
  * and the warp collectives order accesses too. A race stops its block at the
  * next barrier (or the block's end): by then a racing pair that spans two
- * warps, which shows the fix is a __syncthreads(), may have turned up. */
+ * warps, which shows the fix is a __syncthreads(), may have turned up.
+ *
+ * The records also say which bytes the block has written, so a read of
+ * shared memory that no thread of this block wrote (what an earlier block
+ * left) is caught at the read, as NVIDIA's initcheck does for device
+ * memory. It is reported the same way, unless a race turns up by the next
+ * barrier: then the write came, but too late, and the race says why. */
 #include "memory.h"
 
 #include <sys/mman.h>
@@ -61,6 +67,7 @@ void start_block_shared(block_runner &r)
     r.touched.clear();
     r.raced = race();
     next_phase(r);
+    r.first_phase = r.phase;
 }
 
 void next_phase(block_runner &r)
@@ -161,16 +168,103 @@ static void note_race(block_runner &r, const unsigned char *p, unsigned other, b
                       const void *other_pc, bool writes, const void *pc)
 {
     bool across = r.current / 32 != other / 32;
-    if (r.raced.found && (r.raced.across_warps || !across))
+    if (r.raced.found && !r.raced.unwritten && (r.raced.across_warps || !across))
         return;
-    unsigned long long since = r.raced.accesses_since;
-    r.raced = {true, across, p, r.current, other, writes, other_wrote, pc, other_pc,
+    unsigned long long since = r.raced.unwritten ? 0 : r.raced.accesses_since;
+    r.raced = {true, across, false, p, r.current, other, writes, other_wrote, pc, other_pc,
                r.fibers[r.current].in, since};
+}
+
+/* The array at offset at: its first byte, size, element size and name
+ * ("local", or "sdata/temp" for the dynamic part); false outside them. */
+static bool array_at(const block_runner &r, size_t at, size_t *lo, size_t *bytes,
+                     size_t *element, std::string *name)
+{
+    if (at >= SHARED_STATIC) {
+        std::lock_guard<std::mutex> hold(site_lock);
+        *lo = SHARED_STATIC, *bytes = r.config.shared_bytes, *element = dynamic_element;
+        *name = dynamic_names.empty() ? "the dynamic shared memory" : dynamic_names;
+        return true;
+    }
+    for (const emu_shared_site *s : r.touched)
+        if (at >= (size_t)s->offset && at < s->offset + s->bytes) {
+            *lo = (size_t)s->offset, *bytes = s->bytes, *element = s->element, *name = s->name;
+            return true;
+        }
+    return false;
+}
+
+/* How many elements of the array at offset at the block has written, and
+ * of how many: part of it (a loop's bound, a partial tile), or none. The
+ * bytes from skip to skip_end do not count (an atomic's own write). */
+static void count_written(const block_runner &r, size_t at, size_t skip, size_t skip_end,
+                          size_t *written, size_t *elements)
+{
+    size_t lo, bytes, element;
+    std::string name;
+    *written = *elements = 0;
+    if (!array_at(r, at, &lo, &bytes, &element, &name))
+        return;
+    *elements = bytes / element;
+    for (size_t e = 0; e < *elements; e++) {
+        size_t b = lo + e * element;
+        const word_record &rec = r.records[b / 4];
+        *written += rec.write_phase >= r.first_phase && (rec.written >> b % 4 & 1) &&
+                    (b < skip || b >= skip_end);
+    }
+}
+
+/* A read of a byte no thread of the block wrote (an atomic's too: it reads
+ * before it writes), noted unless a race or an earlier such read was. */
+static void note_unwritten(block_runner &r, size_t at, size_t start, size_t size, bool atomic,
+                           const void *pc)
+{
+    if (r.raced.found)
+        return;
+    r.raced = {true, false, true, r.shared + at, r.current, r.current, atomic, false, pc, nullptr,
+               r.fibers[r.current].in, 0};
+    count_written(r, at, start, atomic ? start + size : start, &r.raced.written,
+                  &r.raced.elements);
+}
+
+/* " (it wrote 40 of the 64 elements of tile)", or ", nor any other element
+ * of tile", as the read found the array */
+static std::string share_written(const block_runner &r)
+{
+    size_t lo, bytes, element;
+    std::string name;
+    if (r.raced.elements < 2 || !array_at(r, (size_t)(r.raced.at - r.shared), &lo, &bytes,
+                                          &element, &name))
+        return "";
+    if (!r.raced.written)
+        return ", nor any other element of " + name;
+    return " (it wrote " + std::to_string(r.raced.written) + " of the " +
+           std::to_string(r.raced.elements) + " elements of " + name + ")";
+}
+
+static std::string unwritten_report(const block_runner &r)
+{
+    const race &c = r.raced;
+    std::string name = shared_name(r, c.at), who = block_where(r, c.in, c.pc) + ", " +
+                                                    thread_name(c.thread);
+    if (c.writes)
+        return who + ": an atomic on " + name + at_line(c.pc) + " updates the value there, but "
+               "no thread of this block has written " + name + share_written(r) +
+               ": shared memory starts each block holding whatever an earlier block left. Set "
+               "every element first (counters to 0: each thread a few, then __syncthreads()), "
+               "then the atomics";
+    return who + " reads " + name + at_line(c.pc) + ", which no thread of this block has "
+           "written" + share_written(r) + ": shared memory starts each block holding "
+           "whatever an earlier block left. Write every element the block reads before a "
+           "__syncthreads(), or test the index where it can reach elements never written (past "
+           "the data in a last, partial tile; below 0 in s[i - offset])";
 }
 
 std::string race_report(const block_runner &r)
 {
     const race &c = r.raced;
+    if (c.unwritten)
+        return unwritten_report(r);
     /* Two writes from one line: the threads' indices may simply collide,
      * which no barrier mends, so say both. */
     const char *same_place =
@@ -246,6 +340,13 @@ const unsigned short NOBODY = 0xFFFF;
                        "padded array needs room for its padding too), or test the index");
 }
 
+/* The bytes of word w, a bit each, that an access of size bytes at offset at covers. */
+static inline unsigned bytes_of(size_t w, size_t at, size_t size)
+{
+    size_t lo = at > 4 * w ? at - 4 * w : 0, hi = std::min(at + size - 4 * w, (size_t)4);
+    return (0xFu >> (4 - hi)) & (0xFu << lo);
+}
+
 void check_shared(block_runner &r, unsigned char *p, size_t size, bool write, bool atomic,
                   const void *pc)
 {
@@ -260,8 +361,18 @@ void check_shared(block_runner &r, unsigned char *p, size_t size, bool write, bo
         (!site_of_word[at / 4] || site_of_word[(at + size - 1) / 4] != site_of_word[at / 4]))
         outside_variables(r, at, write, pc);
     unsigned me = r.current, step = r.warp_step[me / 32];
+    bool reads = !write || atomic;
+    size_t unwritten = SIZE_MAX; /* the first byte read that no thread of the block wrote */
+    bool some_written = false;
     for (size_t w = at / 4; w <= (at + size - 1) / 4; w++) {
         word_record &rec = r.records[w];
+        unsigned bytes = bytes_of(w, at, size);
+        unsigned mine = rec.write_phase >= r.first_phase ? rec.written : 0;
+        if (reads) {
+            if ((mine & bytes) != bytes && unwritten == SIZE_MAX)
+                unwritten = 4 * w + __builtin_ctz(bytes & ~mine);
+            some_written |= (mine & bytes) != 0;
+        }
         if (rec.write_phase == r.phase && rec.writer != me && !(atomic && rec.atomic) &&
             !ordered(r, rec.writer, rec.write_step, me))
             note_race(r, p, rec.writer, true, rec.write_pc, write, pc);
@@ -280,6 +391,7 @@ void check_shared(block_runner &r, unsigned char *p, size_t size, bool write, bo
             rec.writer = (unsigned short)me;
             rec.write_step = step;
             rec.atomic = atomic;
+            rec.written = (unsigned char)(mine | bytes);
             rec.write_pc = pc;
         } else {
             if (rec.reader != me) { /* remember one earlier reader too */
@@ -291,6 +403,10 @@ void check_shared(block_runner &r, unsigned char *p, size_t size, bool write, bo
             rec.read_pc = pc;
         }
     }
+    /* A wider access, a vector or a struct, may carry lanes or padding that
+     * no one uses: only one that read nothing written is surely wrong. */
+    if (__builtin_expect(unwritten != SIZE_MAX, false) && (size <= 4 || !some_written))
+        note_unwritten(r, unwritten, at, size, atomic, pc);
 }
 
 } // namespace emu

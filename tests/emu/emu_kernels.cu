@@ -106,21 +106,23 @@ const char *emu_indices(int *out, struct shape grid, struct shape block)
 
 /* ---- shared memory ------------------------------------------------------- */
 
-/* Thread 0 writes one word; everyone reads their own: the rest is poison. */
-__global__ void read_unwritten(int *out)
+/* Every thread reads its own word. Filled, every thread wrote it; else
+ * thread 0 alone wrote one, and the rest hold what an earlier block (the
+ * filled launch's) left. */
+__global__ void read_own_word(int *out, bool filled)
 {
     __shared__ int words[64];
-    if (threadIdx.x == 0)
-        words[0] = 7;
+    if (filled || threadIdx.x == 0)
+        words[threadIdx.x] = (int)threadIdx.x + 7;
     __syncthreads();
-    out[blockIdx.x * blockDim.x + threadIdx.x] = words[threadIdx.x];
+    out[blockIdx.x * blockDim.x + threadIdx.x] = words[threadIdx.x]; /* LINE: read own word */
 }
 
-const char *emu_shared_poison(int *out, int blocks)
+const char *emu_read_own_word(int *out, int blocks, int filled)
 {
     int *d = to_device(NULL, blocks * 64);
-    read_unwritten<<<blocks, 64>>>(d);
-    return finish_ints(out, d, blocks * 64);
+    read_own_word<<<blocks, 64>>>(d, filled != 0);
+    return kept(finish_ints(out, d, blocks * 64));
 }
 
 /* Reverse each block's slice through dynamic shared memory. */
@@ -529,26 +531,119 @@ const char *emu_warp_scan(int *out, const int *in, int planted)
     return finish_ints(out, d, 64);
 }
 
-/* Shared-memory histogram: atomics on shared words do not race. */
-__global__ void shared_histogram(int *bins, const int *in, int n)
+/* Shared-memory histogram: atomics on shared words do not race. Planted
+ * bugs: 1 never clears the bins, 2 leaves out the barrier after clearing. */
+__global__ void shared_histogram(int *bins, const int *in, int n, int planted)
 {
     __shared__ int local[16];
-    if (threadIdx.x < 16)
+    if (threadIdx.x < 16 && planted != 1)
         local[threadIdx.x] = 0;
-    __syncthreads();
+    if (planted != 2)
+        __syncthreads();
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
-        atomicAdd(&local[in[i] & 15], 1);
+        atomicAdd(&local[in[i] & 15], 1); /* LINE: atomic on a shared bin */
     __syncthreads();
     if (threadIdx.x < 16)
         atomicAdd(&bins[threadIdx.x], local[threadIdx.x]);
 }
 
-const char *emu_shared_histogram(int *bins, const int *in, int n)
+const char *emu_shared_histogram(int *bins, const int *in, int n, int planted)
 {
     int *d_in = to_device(in, n), *d = to_device(NULL, 16);
-    shared_histogram<<<4, 128>>>(d, d_in, n);
+    shared_histogram<<<4, 128>>>(d, d_in, n, planted);
     CUDA_CHECK(cudaFree(d_in));
     return finish_ints(bins, d, 16);
+}
+
+/* ---- reads of shared memory that no thread of the block wrote ---------------- */
+
+/* The block reverses its n values through a 64-slot tile. Correct: the
+ * slots past n get zeros. Planted: only n slots are loaded, as in a last
+ * partial tile, and thread 0 reads slot 63. */
+__global__ void reverse_tile(int *out, const int *in, int n, bool planted)
+{
+    __shared__ int tile[64];
+    unsigned t = threadIdx.x;
+    if (!planted || t < (unsigned)n)
+        tile[t] = t < (unsigned)n ? in[t] : 0;
+    __syncthreads();
+    out[t] = tile[63 - t]; /* LINE: read the tile reversed */
+}
+
+const char *emu_reverse_tile(int *out, const int *in, int n, int planted)
+{
+    int *d_in = to_device(in, n), *d = to_device(NULL, 64);
+    reverse_tile<<<1, 64>>>(d, d_in, n, planted != 0);
+    CUDA_CHECK(cudaFree(d_in));
+    return finish_ints(out, d, 64);
+}
+
+/* Threads 0-15 write the bytes of one word each, one byte at a time (one
+ * writer a word: the race detector watches words), then every thread reads
+ * the byte beside its own. Correct: each also reads the whole word its byte
+ * is in. Planted: thread 15 leaves out byte 63 (and no word is read), so
+ * thread 62 reads a byte no thread wrote, in a word whose other three
+ * bytes were written. */
+__global__ void neighbour_bytes(int *out, bool planted)
+{
+    __shared__ unsigned char flags[64];
+    unsigned t = threadIdx.x;
+    if (t < 16)
+        for (unsigned b = 4 * t; b < 4 * t + 4; b++)
+            if (!planted || b < 63)
+                flags[b] = (unsigned char)(b + 1);
+    __syncthreads();
+    int word = 0;
+    if (!planted)
+        memcpy(&word, flags + t / 4 * 4, sizeof word);
+    out[t] = flags[t ^ 1] + word; /* LINE: read the neighbour's byte */
+}
+
+const char *emu_neighbour_bytes(int *out, int planted)
+{
+    int *d = to_device(NULL, 64);
+    neighbour_bytes<<<1, 64>>>(d, planted != 0);
+    return finish_ints(out, d, 64);
+}
+
+/* 16-byte reads of shared memory, each copied whole to device memory: an
+ * int4 of which only .x was written, and a struct with padding (a double,
+ * then an int). Correct: some bytes of each were written, the rest may be
+ * unused lanes or padding, so both stay silent. Planted: thread 0 copies
+ * an int4 that no thread wrote a byte of. */
+struct padded {
+    double weight;
+    int index;
+};
+
+__global__ void wide_reads(int4 *quad_copies, padded *pair_copies, bool planted)
+{
+    __shared__ int4 quads[65];
+    __shared__ padded pairs[64];
+    unsigned t = threadIdx.x;
+    quads[t].x = (int)t;
+    pairs[t].weight = t;
+    pairs[t].index = (int)t;
+    __syncthreads();
+    quad_copies[t] = quads[planted && t == 0 ? 64 : 63 - t]; /* LINE: copy an int4 */
+    pair_copies[t] = pairs[63 - t];
+}
+
+const char *emu_wide_reads(int *out, int planted)
+{
+    int4 *quads, h_quads[64];
+    padded *pairs, h_pairs[64];
+    CUDA_CHECK(cudaMalloc(&quads, sizeof h_quads));
+    CUDA_CHECK(cudaMalloc(&pairs, sizeof h_pairs));
+    wide_reads<<<1, 64>>>(quads, pairs, planted != 0);
+    const char *error = kept(finish());
+    CUDA_CHECK(cudaMemcpy(h_quads, quads, sizeof h_quads, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(h_pairs, pairs, sizeof h_pairs, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaFree(quads));
+    CUDA_CHECK(cudaFree(pairs));
+    for (int t = 0; t < 64; t++)
+        out[t] = h_pairs[t].index == 63 - t && h_pairs[t].weight == 63 - t ? h_quads[t].x : -1;
+    return error;
 }
 
 /* ---- out of bounds: planted bugs ------------------------------------------- */

@@ -20,7 +20,8 @@ struct counters_out {
 
 const char *emu_launch_syntax(int *out, int n, const char **text);
 const char *emu_indices(int *out, struct shape grid, struct shape block);
-const char *emu_shared_poison(int *out, int blocks);
+/* filled: every thread writes the word it reads, else only thread 0 */
+const char *emu_read_own_word(int *out, int blocks, int filled);
 const char *emu_dynamic_shared_reverse(int *out, const int *in, int blocks, int block);
 const char *emu_dynamic_shared_too_small(void);
 const char *emu_divergent_barrier(void);
@@ -39,7 +40,10 @@ const char *emu_colliding_places(int *out, int block, int planted);
 const char *emu_hillis_steele(int *out, const int *in, int blocks, int block, int planted);
 const char *emu_spin_after_race(void);
 const char *emu_warp_scan(int *out, const int *in, int planted);
-const char *emu_shared_histogram(int *bins, const int *in, int n);
+const char *emu_shared_histogram(int *bins, const int *in, int n, int planted);
+const char *emu_reverse_tile(int *out, const int *in, int n, int planted);
+const char *emu_neighbour_bytes(int *out, int planted);
+const char *emu_wide_reads(int *out, int planted);
 const char *emu_out_of_bounds(int n);
 const char *emu_named_out_of_bounds(int n);
 const char *emu_before_start(int n);

@@ -116,16 +116,21 @@ Test(emu, gives_each_thread_its_3d_indices, TIMEOUT)
 
 /* ---- shared memory ----------------------------------------------------------- */
 
-Test(emu, poisons_shared_memory_at_each_block_start, TIMEOUT)
+/* The second launch's blocks find the words the first launch's wrote:
+ * written, but by an earlier block, which counts for nothing. */
+Test(emu, stops_a_read_of_shared_memory_no_thread_of_the_block_wrote, TIMEOUT)
 {
-    enum { BLOCKS = 3 };
+    enum { BLOCKS = 8 };
     int out[BLOCKS * 64];
-    expect_success(emu_shared_poison(out, BLOCKS));
-    for (int i = 0; i < BLOCKS * 64; i++) {
-        int want = i % 64 == 0 ? 7 : (int)0xFFBADBADu;
-        cr_assert_eq(out[i], want, "out[%d] = %#x, expected %#x", i, (unsigned)out[i],
-                     (unsigned)want);
-    }
+    expect_success(emu_read_own_word(out, BLOCKS, 1));
+    for (int i = 0; i < BLOCKS * 64; i++)
+        cr_assert_eq(out[i], i % 64 + 7, "out[%d] = %d, expected %d", i, out[i], i % 64 + 7);
+    char what[300];
+    snprintf(what, sizeof what, "thread 1 reads words[1] %s, which no thread of this block has "
+             "written", at_line("read own word"));
+    expect_error_saying(emu_read_own_word(out, BLOCKS, 0),
+                        (const char *[]){"kernel read_own_word, block (", what,
+                                         "whatever an earlier block left", NULL});
 }
 
 Test(emu, gives_a_launch_its_dynamic_shared_memory, TIMEOUT)
@@ -450,9 +455,113 @@ Test(emu, passes_atomics_on_shared_memory, TIMEOUT)
     random_ints(in, N, 1 << 20);
     for (int i = 0; i < N; i++)
         want[in[i] & 15]++;
-    expect_success(emu_shared_histogram(bins, in, N));
+    expect_success(emu_shared_histogram(bins, in, N, 0));
     for (int b = 0; b < 16; b++)
         cr_assert_eq(bins[b], want[b], "bin %d: %d, expected %d", b, bins[b], want[b]);
+}
+
+/* Every value falls in bin 7: the first atomic of a block is on local[7]. */
+static void values_in_bin_7(int *in, int n)
+{
+    random_ints(in, n, 1 << 20);
+    for (int i = 0; i < n; i++)
+        in[i] = in[i] / 16 * 16 + 7;
+}
+
+Test(emu, stops_an_atomic_on_a_shared_counter_never_cleared, TIMEOUT)
+{
+    enum { N = 5000 };
+    int in[N], bins[16];
+    values_in_bin_7(in, N);
+    char what[300];
+    snprintf(what, sizeof what, "thread 0: an atomic on local[7] %s updates the value there, but "
+             "no thread of this block has written local[7], nor any other element of local",
+             at_line("atomic on a shared bin"));
+    expect_error_saying(emu_shared_histogram(bins, in, N, 1),
+                        (const char *[]){"kernel shared_histogram, block (", what,
+                                         "counters to 0", NULL});
+}
+
+/* Thread 0's atomic comes before thread 7 clears the bin: the race, which
+ * says what to add, is the report, not the read of an uncleared bin. */
+Test(emu, reports_the_race_when_the_barrier_after_clearing_is_missing, TIMEOUT)
+{
+    enum { N = 5000 };
+    int in[N], bins[16];
+    values_in_bin_7(in, N);
+    const char *error = emu_shared_histogram(bins, in, N, 2);
+    expect_error_saying(error, (const char *[]){"a race on shared memory",
+                                                "thread 7 writes local[7]",
+                                                at_line("atomic on a shared bin"),
+                                                "a barrier between the two accesses is missing",
+                                                NULL});
+    expect_error_not_saying(error, "no thread of this block has written");
+}
+
+Test(emu, passes_a_tile_whose_every_slot_is_written, TIMEOUT)
+{
+    enum { N = 40 };
+    int in[N], out[64];
+    random_ints(in, N, 1000);
+    expect_success(emu_reverse_tile(out, in, N, 0));
+    for (int t = 0; t < 64; t++) {
+        int want = 63 - t < N ? in[63 - t] : 0;
+        cr_assert_eq(out[t], want, "out[%d] = %d, expected %d", t, out[t], want);
+    }
+}
+
+Test(emu, stops_a_read_past_what_a_partial_tile_loaded, TIMEOUT)
+{
+    int in[40], out[64];
+    random_ints(in, 40, 1000);
+    char what[300];
+    snprintf(what, sizeof what, "thread 0 reads tile[63] %s, which no thread of this block has "
+             "written (it wrote 40 of the 64 elements of tile)", at_line("read the tile reversed"));
+    expect_error_saying(emu_reverse_tile(out, in, 40, 1),
+                        (const char *[]){"kernel reverse_tile, block (0, 0, 0), ", what,
+                                         "test the index", NULL});
+}
+
+Test(emu, passes_bytes_written_one_at_a_time_and_read_as_a_word, TIMEOUT)
+{
+    int out[64];
+    expect_success(emu_neighbour_bytes(out, 0));
+    for (int t = 0; t < 64; t++) {
+        int b = t / 4 * 4 + 1, word = b | (b + 1) << 8 | (b + 2) << 16 | (b + 3) << 24;
+        int want = (t ^ 1) + 1 + word;
+        cr_assert_eq(out[t], want, "out[%d] = %#x, expected %#x", t, out[t], want);
+    }
+}
+
+Test(emu, stops_a_read_of_the_one_unwritten_byte_of_a_word, TIMEOUT)
+{
+    int out[64];
+    char what[300];
+    snprintf(what, sizeof what, "thread 62 reads flags[63] %s, which no thread of this block has "
+             "written (it wrote 63 of the 64 elements of flags)",
+             at_line("read the neighbour's byte"));
+    expect_error_saying(emu_neighbour_bytes(out, 1),
+                        (const char *[]){"kernel neighbour_bytes, block (0, 0, 0), ", what, NULL});
+}
+
+/* Whether unused lanes or padding are read cannot be told from the copy:
+ * a wide read is stopped only when it reads nothing written. */
+Test(emu, passes_vector_and_struct_copies_with_unwritten_lanes_or_padding, TIMEOUT)
+{
+    int out[64];
+    expect_success(emu_wide_reads(out, 0));
+    for (int t = 0; t < 64; t++)
+        cr_assert_eq(out[t], 63 - t, "out[%d] = %d, expected %d", t, out[t], 63 - t);
+}
+
+Test(emu, stops_a_vector_read_of_which_no_byte_was_written, TIMEOUT)
+{
+    int out[64];
+    char what[300];
+    snprintf(what, sizeof what, "thread 0 reads quads[64] %s, which no thread of this block has "
+             "written", at_line("copy an int4"));
+    expect_error_saying(emu_wide_reads(out, 1),
+                        (const char *[]){"kernel wide_reads, block (0, 0, 0), ", what, NULL});
 }
 
 /* ---- out of bounds ----------------------------------------------------------------------- */
