@@ -184,6 +184,14 @@ struct block_runner {
     allocation *seen;
     word_history *seen_history;
     unsigned long long seen_writes;
+    /* the arrays seen before it in this block, the latest first, with their
+     * writes not yet counted: a kernel that goes back and forth between a
+     * few arrays finds them here, not by a search of every allocation */
+    enum { RECENT = 4 };
+    struct {
+        allocation *array;
+        unsigned long long writes;
+    } recent[RECENT];
     /* how this block orders its accesses to device memory with other blocks */
     unsigned fences;      /* __threadfence() calls by its threads */
     unsigned stores;      /* stores to device memory by its threads */
