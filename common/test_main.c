@@ -50,21 +50,27 @@ static const char *suite_of(const struct stage *s)
 }
 
 /* matches_cpu_n1025 or matches_cpu_n100003_block32; a matrix lab's
- * matches_cpu_31x33 or matches_cpu_1000x999_block128 (*cols: 33, 999) */
+ * matches_cpu_31x33 or matches_cpu_1000x999_block128 (*cols: 33, 999);
+ * or a tile test's, matches_cpu_two_tiles, sized from its stage's tile */
 static bool is_technique(const struct criterion_test *t)
 {
     return strcmp(t->name, TECHNIQUE_TEST_NAME) == 0;
 }
 
+static int stage_index(const char *name);
+
 /* (The technique test sizes as the largest: it runs last.) */
 static void size_of(const struct criterion_test *t, size_t *n, size_t *cols, int *block)
 {
     unsigned long long size = 0, rows = 0, columns = 0;
+    int stage = stage_index(t->category);
     *block = 256;
     if (is_technique(t)) {
         *n = (size_t)-1, *cols = 0;
         return;
     }
+    if (stage >= 0 && tile_test_size(workbook_lab, &workbook_lab->stages[stage], t->name, n, cols))
+        return;
     if (sscanf(t->name, "matches_cpu_%llux%llu_block%d", &rows, &columns, block) >= 2) {
         *n = (size_t)(rows * columns), *cols = (size_t)columns;
         return;

@@ -150,6 +150,12 @@ struct lab {
     /* The threads per block stage s runs when asked for BLOCK (launchers
      * round it to what their kernels need); NULL: BLOCK itself. */
     int (*threads)(const struct stage *s, int block);
+    /* The values one block of stage s covers when asked for BLOCK (its
+     * tile: threads times the values each takes; in a grid-stride loop,
+     * one step of the block), or for a matrix lab the side of its square
+     * tile. The tests fill the last tile to different fractions with it
+     * (testing.h). NULL: a value a thread. */
+    size_t (*tile)(const struct stage *s, int block);
     size_t args_size;             /* sizeof(struct args) */
     /* Declare buffers (problem_add_*), fill inputs from p->seed, point
      * p->args at the device buffers, say p->bytes. */
