@@ -630,16 +630,16 @@ static void header(void)
         else
             printf("  on the CPU emulation (EMU=1), sizes up to %s (2^24+17 on a GPU)",
                    LARGEST_TEST_SIZE_TEXT);
-        if (workbook_lab->emulated_all_variants_up_to)
+        if (all_variants_up_to(workbook_lab))
             printf("; above n = %zu, each size checks one variant, which the seed picks",
-                   workbook_lab->emulated_all_variants_up_to);
+                   all_variants_up_to(workbook_lab));
         printf("\n");
     } else {
         printf("  on %s\n", why);
-        if (workbook_lab->all_variants_up_to)
+        if (all_variants_up_to(workbook_lab))
             printf("  above n = %zu, each size checks one variant, which the seed picks (make run "
                    "checks them all)\n",
-                   workbook_lab->all_variants_up_to);
+                   all_variants_up_to(workbook_lab));
     }
     fflush(stdout);
 }

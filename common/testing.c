@@ -20,6 +20,16 @@ void before_gpu_test(void)
         cr_skip_test("no CUDA GPU");
 }
 
+size_t all_variants_up_to(const struct lab *lab)
+{
+    if (variant_count(lab) == 1)
+        return 0;
+    if (!gpu_emulated())
+        return lab->all_variants_up_to;
+    return lab->emulated_all_variants_up_to ? lab->emulated_all_variants_up_to
+                                            : EMULATED_ALL_VARIANTS_UP_TO;
+}
+
 void expect_stage_correct(const struct lab *lab, const char *id, size_t n, size_t cols, int block)
 {
     const struct stage *s = stage_find(lab, id);
@@ -32,7 +42,7 @@ void expect_stage_correct(const struct lab *lab, const char *id, size_t n, size_
     const char *only = getenv("VARIANT");
     uint64_t seed = seed_from_env();
     int one = -1; /* the one variant a large test checks */
-    size_t all_up_to = gpu_emulated() ? lab->emulated_all_variants_up_to : lab->all_variants_up_to;
+    size_t all_up_to = all_variants_up_to(lab);
     if (all_up_to && n > all_up_to)
         one = (int)(seed % (uint64_t)variant_count(lab));
     for (int v = 0; v < variant_count(lab); v++) {

@@ -24,22 +24,31 @@
 #define GPU_TEST_TIMEOUT 30.0
 
 /* The frame's sizes: zero, around a warp, around a block of 256, a large
- * prime, and the largest: 2^24 + 17, or 2^20 + 17 under the CPU emulation,
- * where a tree of barriers over 2^24 threads would take minutes. Then odd
+ * prime, and the largest: 2^24 + 17. Under the CPU emulation, where a tree
+ * of barriers over 2^24 threads would take minutes, the largest is 2^20 +
+ * 17, and the large prime, so near it, would check nothing more. Then odd
  * blocks: a kernel that assumes 256, or a power of two, fails those. */
 #ifdef WORKBOOK_EMU
 #define LARGEST_TEST_SIZE_TEXT "2^20+17"
-#define LARGEST_SIZE(X, name, id) X(name, id, 1048593)
+#define LARGE_SIZES(X, name, id) X(name, id, 1048593)
 #else
 #define LARGEST_TEST_SIZE_TEXT "2^24+17"
-#define LARGEST_SIZE(X, name, id) X(name, id, 16777233)
+#define LARGE_SIZES(X, name, id) X(name, id, 1000003) X(name, id, 16777233)
 #endif
 #define FRAME_SIZES(X, XB, name, id)                                                        \
     X(name, id, 0) X(name, id, 1) X(name, id, 31) X(name, id, 32) X(name, id, 33)           \
     X(name, id, 1000) X(name, id, 1023) X(name, id, 1024) X(name, id, 1025)                 \
-    X(name, id, 1000003) LARGEST_SIZE(X, name, id)                                          \
+    LARGE_SIZES(X, name, id)                                                                \
     XB(name, id, 100003, 32) XB(name, id, 100003, 96) XB(name, id, 100003, 1000)            \
     XB(name, id, 100003, 1024)
+
+/* Above this n a test checks one variant of the lab, which the seed picks
+ * (0: every variant at every size): lab->all_variants_up_to on a GPU; under
+ * the emulation lab->emulated_all_variants_up_to, or by default 2^17, so
+ * that the largest size checks one variant (the seed turns them over), and
+ * n = 100003 and the small sizes every one. */
+#define EMULATED_ALL_VARIANTS_UP_TO ((size_t)1 << 17)
+size_t all_variants_up_to(const struct lab *lab);
 
 /* One test: stage `id` of `name` at size n, with blocks of 256 threads or of
  * `block`. */
@@ -99,21 +108,21 @@
  * with one test per shape (matches_cpu_31x33, matches_cpu_1000x999_block96):
  * a single element, a row, a column, sides around a warp and not multiples
  * of one, tall and wide, a prime by a prime, and one above 2^24 elements
- * (2^20 under the emulation); then shapes from the stage's tile whose last
+ * (under the emulation one above 2^20, itself a prime by a prime, in place
+ * of both); then shapes from the stage's tile whose last
  * tiles are partly filled in each direction (TILE_FILLS, one a side); then
  * odd blocks. */
 #ifdef WORKBOOK_EMU
 #define LARGEST_TEST_SHAPE_TEXT "1031x1033"
-#define LARGEST_SHAPE(X, name, id) X(name, id, 1031, 1033)
+#define LARGE_SHAPES(X, name, id) X(name, id, 1031, 1033)
 #else
 #define LARGEST_TEST_SHAPE_TEXT "4099x4111"
-#define LARGEST_SHAPE(X, name, id) X(name, id, 4099, 4111)
+#define LARGE_SHAPES(X, name, id) X(name, id, 1009, 1013) X(name, id, 4099, 4111)
 #endif
 #define FRAME_SHAPES(X, XB, name, id)                                                       \
     X(name, id, 1, 1) X(name, id, 1, 1000) X(name, id, 1000, 1) X(name, id, 31, 33)         \
     X(name, id, 33, 17) X(name, id, 32, 32) X(name, id, 64, 96) X(name, id, 1000, 999)      \
-    X(name, id, 4097, 31) X(name, id, 17, 4097) X(name, id, 1009, 1013)                     \
-    LARGEST_SHAPE(X, name, id)                                                              \
+    X(name, id, 4097, 31) X(name, id, 17, 4097) LARGE_SHAPES(X, name, id)                   \
     XB(name, id, 333, 257, 32) XB(name, id, 333, 257, 96) XB(name, id, 333, 257, 1000)      \
     XB(name, id, 333, 257, 1024)
 

@@ -182,7 +182,8 @@ struct lab {
     const char *reference_name;
     /* Under the CPU emulation, sizes above this check one variant (the
      * seed picks it; VARIANT= still picks one), so that a lab whose stages
-     * make many passes stays quick there; 0: every variant at every size. */
+     * make many passes stays quick there; 0: the tests' own bound
+     * (testing.h), which leaves the largest size one variant. */
     size_t emulated_all_variants_up_to;
     /* The same on a GPU, where what costs is the host's share: inputs,
      * references and comparisons of many variants at the largest size. */
