@@ -330,10 +330,12 @@ static bool launch(struct problem *p, const struct stage *s, struct finding *f)
 #endif
     if (p->counts)
         access_counts_begin();
+    double start = now_ms();
     s->launch(p->args, p->block);
     cudaError_t err = cudaGetLastError();
     if (err == cudaSuccess)
         err = cudaDeviceSynchronize();
+    p->launch_ms = now_ms() - start;
     if (p->counts)
         access_counts_end(p->counts);
 #ifndef WORKBOOK_EMU

@@ -96,6 +96,7 @@ struct problem {
     int block;         /* BLOCK as asked; lab->threads says what the launchers make of it */
     bool emulated;     /* EMU=1: the kernels run on the CPU, under the emulation's checks */
     double output_writes; /* bytes the last problem_verify stored into outputs (emulation) */
+    double launch_ms;  /* the last problem_run's launch, wall ms (emulation: a run table's time) */
     struct access_counts *counts; /* when set, the stage's own launches are counted into it
                                      (emulation; problem_count_accesses) */
     bool profiled;     /* make profile: only the stage's own launch is between
