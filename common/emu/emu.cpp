@@ -97,13 +97,53 @@ emu_jump:
 #define JUMP(p) _longjmp(p, 1)
 #endif
 
-/* Switch from the current fiber to the scheduler; back here when resumed. */
+static char *stack_bottom(const block_runner &r, unsigned s)
+{
+    return r.stacks + s * STACK_SLOT + STACK_GUARD;
+}
+
+/* Thread t runs next, on stack s. */
+static void enter_thread(block_runner &r, unsigned t, unsigned s)
+{
+    r.current = t;
+    threadIdx = r.fibers[t].index;
+    r.stack_floor = stack_bottom(r, s) + STACK_BYTES / 16; /* room for calls the check does not see */
+}
+
+/* The current thread waits or is done: on to the next thread of the
+ * scheduler's round (the next that may run, by index) straight from here,
+ * if it has a stack to run on, rather than through the scheduler; back to
+ * the scheduler at the round's end, or for a thread that needs a stack
+ * made. */
+[[noreturn]] static void switch_on(block_runner &r)
+{
+    unsigned t = r.current + 1;
+    while (t < r.threads && r.fibers[t].now != READY)
+        t++;
+    if (t < r.threads && !aborted) {
+        fiber &f = r.fibers[t];
+        if (f.stack != NO_STACK) {
+            enter_thread(r, t, f.stack);
+            JUMP(f.context);
+        }
+        if (r.free_count && r.stacks_of[r.free_stacks[r.free_count - 1]].ready) {
+            f.stack = r.free_stacks[--r.free_count];
+            r.stacks_of[f.stack].ready = false;
+            enter_thread(r, t, f.stack);
+            JUMP(r.stacks_of[f.stack].idle);
+        }
+    }
+    JUMP(r.scheduler);
+}
+
+/* Switch from the current thread to the next; back here when resumed. */
 void wait(state why)
 {
-    fiber &f = runner->fibers[runner->current];
+    block_runner &r = *runner;
+    fiber &f = r.fibers[r.current];
     f.now = why;
     if (!SAVE(f.context))
-        JUMP(runner->scheduler);
+        switch_on(r);
 }
 
 /* Leave the thread's code mid-way; its stack starts afresh when next used
@@ -179,7 +219,7 @@ static void stack_main()
         k.ready = true;
         r.free_stacks[r.free_count++] = s;
         if (!SAVE(k.idle))
-            JUMP(r.scheduler);
+            switch_on(r);
     }
 }
 
@@ -189,18 +229,17 @@ static void stack_main()
  * bytes lower, an odd number of cache lines times its index, within 64 KB. */
 static size_t stack_colour(unsigned s) { return s * 9 * 64 % (64 * 1024); }
 
-/* Run thread t until it waits, returns or crashes: on its own stack if it
- * has started, else on the free stack freed last (the warmest in cache). */
+/* Run thread t until it waits, returns or crashes (and the threads after it
+ * in the round, switch_on), on its own stack if it has started, else on the
+ * free stack freed last (the warmest in cache). */
 static void resume(block_runner &r, unsigned t)
 {
     fiber &f = r.fibers[t];
     bool started = f.stack != NO_STACK;
     if (!started)
         f.stack = r.free_stacks[--r.free_count]; /* a block has a stack a thread */
-    char *bottom = r.stacks + f.stack * STACK_SLOT + STACK_GUARD;
-    r.current = t;
-    threadIdx = f.index;
-    r.stack_floor = bottom + STACK_BYTES / 16; /* room for calls the check does not see */
+    char *bottom = stack_bottom(r, f.stack);
+    enter_thread(r, t, f.stack);
     if (SAVE(r.scheduler)) {
         r.in_fiber = false;
         if (r.crashed.signal) { /* r.current's: t may have handed its stack on */
@@ -564,8 +603,10 @@ static void run_block_fibers(block_runner &r, uint3 b)
     start_block_memory(r);
     for (;;) {
         for (unsigned t = 0; t < n && !aborted; t++) {
-            if (r.fibers[t].now == READY)
+            if (r.fibers[t].now == READY) {
                 resume(r, t);
+                t = r.current; /* the threads up to it have had their turn */
+            }
         }
         if (aborted)
             return;
