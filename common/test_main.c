@@ -51,7 +51,7 @@ static const char *suite_of(const struct stage *s)
 
 /* matches_cpu_n1025 or matches_cpu_n100003_block32; a matrix lab's
  * matches_cpu_31x33 or matches_cpu_1000x999_block128 (*cols: 33, 999);
- * or a tile test's, matches_cpu_two_tiles, sized from its stage's tile */
+ * or a tile test's, matches_cpu_three_tiles, sized from its stage's tile */
 static bool is_technique(const struct criterion_test *t)
 {
     return strcmp(t->name, TECHNIQUE_TEST_NAME) == 0;

@@ -78,14 +78,16 @@ size_t all_variants_up_to(const struct lab *lab);
 
 /* Sizes from the stage's own tile (lab->tile: the values one block of it
  * covers, with blocks of 256 threads), whose last tile is filled to
- * different fractions: one value, half, all but one, after full tiles; and
- * two tiles exactly. A thread that returns early in a partial tile, before
- * a __syncthreads() or a shuffle that the others reach, leaves them waiting
- * at one of these, which a GPU may hang on and the emulation names. Each
- * fill is a name, then n = tiles * tile + halves * tile / 2 + values. */
+ * different fractions after full tiles: half, all but one value, all, and
+ * one value. A thread that returns early in a partial tile, before a
+ * __syncthreads() or a shuffle that the others reach, leaves them waiting
+ * at one of these, which a GPU may hang on and the emulation names. (Three
+ * tiles, not one or two: no tile of 256 to 6144 values then gives a size
+ * the frame has already.) Each fill is a name, then n = tiles * tile +
+ * halves * tile / 2 + values. */
 #define TILE_FILLS(X, name, id)                                                             \
-    X(name, id, a_tile_and_one, 1, 0, 1) X(name, id, two_tiles, 2, 0, 0)                    \
-    X(name, id, two_and_a_half_tiles, 2, 1, 0) X(name, id, three_tiles_less_one, 3, 0, -1)
+    X(name, id, two_and_a_half_tiles, 2, 1, 0) X(name, id, three_tiles_less_one, 3, 0, -1)  \
+    X(name, id, three_tiles, 3, 0, 0) X(name, id, three_tiles_and_one, 3, 0, 1)
 #define TILE_TEST(name, id, fill, tiles, halves, values)                                    \
     Test(name##_stage##id, matches_cpu_##fill, .init = before_gpu_test,                     \
          .timeout = GPU_TEST_TIMEOUT)                                                       \
@@ -141,9 +143,9 @@ size_t all_variants_up_to(const struct lab *lab);
 
 /* Rows by columns, in TILE_FILLS' names: each fill on each side once. */
 #define TILE_SHAPES(X, name, id)                                                            \
-    X(name, id, a_tile_and_one, two_and_a_half_tiles)                                       \
+    X(name, id, three_tiles_and_one, two_and_a_half_tiles)                                  \
     X(name, id, two_and_a_half_tiles, three_tiles_less_one)                                 \
-    X(name, id, three_tiles_less_one, a_tile_and_one) X(name, id, two_tiles, two_tiles)
+    X(name, id, three_tiles_less_one, three_tiles_and_one) X(name, id, three_tiles, three_tiles)
 #define TILE_SHAPE_TEST(name, id, rows, cols)                                               \
     Test(name##_stage##id, matches_cpu_##rows##_by_##cols, .init = before_gpu_test,         \
          .timeout = GPU_TEST_TIMEOUT)                                                       \
@@ -171,7 +173,7 @@ void expect_stage_correct(const struct lab *lab, const char *stage, size_t n, si
 
 /* Stage s's tile, the values one block covers when asked for BLOCK
  * (lab->tile; a matrix lab's: a side), and the size a tile test's name
- * ("matches_cpu_two_tiles", "matches_cpu_two_tiles_by_a_tile_and_one")
+ * ("matches_cpu_three_tiles", "matches_cpu_three_tiles_by_three_tiles")
  * stands for at blocks of 256 threads: n and a matrix's cols. False if the
  * name is no tile test's. */
 size_t stage_tile(const struct lab *lab, const struct stage *s, int block);
