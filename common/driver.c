@@ -282,8 +282,11 @@ static double time_cpu_reference(struct problem *p, int *reps)
 
 static struct timing time_baselines(struct problem *p)
 {
+    /* under the emulation a time is the CPU's: a stage's check is its one
+     * timed run (problem_run's launch_ms), where a stage of many passes
+     * takes seconds a run */
     bool emu = gpu_emulated();
-    struct timing t = {.warmup = emu ? 1 : WARMUP, .reps = emu ? 3 : REPS};
+    struct timing t = {.warmup = emu ? 0 : WARMUP, .reps = emu ? 1 : REPS};
     t.cpu_ms = time_cpu_reference(p, &t.cpu_reps);
     t.copy_ms = time_copy_ms((size_t)(p->bytes / 2), t.reps);
     t.copy_gbps = p->bytes / t.copy_ms / 1e6;
@@ -492,7 +495,8 @@ static double time_stage_row(struct problem *p, const struct stage *s, const cha
 {
     struct job j = {p, s};
     bool emu = gpu_emulated();
-    double ms = time_gpu_ms(launch_once, &j, t->warmup, t->reps);
+    /* emulated, the check's own launch is the time (time_baselines) */
+    double ms = emu ? p->launch_ms : time_gpu_ms(launch_once, &j, t->warmup, t->reps);
     double copies = time_gpu_ms(upload_once, &j, 1, emu ? 1 : 5) +
                     time_gpu_ms(download_once, &j, 1, emu ? 1 : 5);
     double gbps = p->bytes / ms / 1e6;
@@ -546,9 +550,12 @@ static void print_table_intro(const struct problem *p, const struct timing *t)
     printf("CPU reference%s%s%s: %.3f ms (one core, median of %d)\n", how ? " (" : "",
            how ? how : "", how ? ")" : "", t->cpu_ms, t->cpu_reps);
     choose_columns(p->lab);
-    printf("GPU times: median of %d runs after %d warm-up runs, CUDA events. GB/s: bytes that "
-           "must move / time.\n",
-           t->reps, t->warmup);
+    if (gpu_emulated())
+        printf("Times: one run of each, its check.\n");
+    else
+        printf("GPU times: median of %d runs after %d warm-up runs, CUDA events. GB/s: bytes "
+               "that must move / time.\n",
+               t->reps, t->warmup);
     if (gpu_emulated())
         printf("EMULATED on the CPU (EMU=1): the checks are real, but the times are CPU times,\n"
                "so no bandwidths or speedups are shown. N defaults to %s here.\n"
@@ -871,6 +878,14 @@ int main(int argc, char *argv[])
     }
     if (o.all_cases)
         return dump_cases(lab, &o) ? 0 : 1;
+    /* an emulated table's times are the CPU's, and its counts much the same
+     * in every variant: the first's, unless VARIANT= says */
+    if (gpu_emulated() && !o.once && !o.csv && !o.variant && !every && variant_count(lab) > 1) {
+        only = 0;
+        printf("EMU=1: the table of %s, the first of %d variants (VARIANT= picks another, "
+               "VARIANT=all prints every one's).\n",
+               variant_name(lab, 0), variant_count(lab));
+    }
     bool ok = true;
     for (int v = 0; v < variant_count(lab) && gpu_healthy(); v++)
         if (only < 0 || v == only) {

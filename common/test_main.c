@@ -50,21 +50,27 @@ static const char *suite_of(const struct stage *s)
 }
 
 /* matches_cpu_n1025 or matches_cpu_n100003_block32; a matrix lab's
- * matches_cpu_31x33 or matches_cpu_1000x999_block128 (*cols: 33, 999) */
+ * matches_cpu_31x33 or matches_cpu_1000x999_block128 (*cols: 33, 999);
+ * or a tile test's, matches_cpu_three_tiles, sized from its stage's tile */
 static bool is_technique(const struct criterion_test *t)
 {
     return strcmp(t->name, TECHNIQUE_TEST_NAME) == 0;
 }
 
+static int stage_index(const char *name);
+
 /* (The technique test sizes as the largest: it runs last.) */
 static void size_of(const struct criterion_test *t, size_t *n, size_t *cols, int *block)
 {
     unsigned long long size = 0, rows = 0, columns = 0;
+    int stage = stage_index(t->category);
     *block = 256;
     if (is_technique(t)) {
         *n = (size_t)-1, *cols = 0;
         return;
     }
+    if (stage >= 0 && tile_test_size(workbook_lab, &workbook_lab->stages[stage], t->name, n, cols))
+        return;
     if (sscanf(t->name, "matches_cpu_%llux%llu_block%d", &rows, &columns, block) >= 2) {
         *n = (size_t)(rows * columns), *cols = (size_t)columns;
         return;
@@ -645,16 +651,16 @@ static void header(void)
         else
             printf("  on the CPU emulation (EMU=1), sizes up to %s (2^24+17 on a GPU)",
                    LARGEST_TEST_SIZE_TEXT);
-        if (workbook_lab->emulated_all_variants_up_to)
+        if (all_variants_up_to(workbook_lab))
             printf("; above n = %zu, each size checks one variant, which the seed picks",
-                   workbook_lab->emulated_all_variants_up_to);
+                   all_variants_up_to(workbook_lab));
         printf("\n");
     } else {
         printf("  on %s\n", why);
-        if (workbook_lab->all_variants_up_to)
+        if (all_variants_up_to(workbook_lab))
             printf("  above n = %zu, each size checks one variant, which the seed picks (make run "
                    "checks them all)\n",
-                   workbook_lab->all_variants_up_to);
+                   all_variants_up_to(workbook_lab));
     }
     fflush(stdout);
 }

@@ -20,6 +20,16 @@ void before_gpu_test(void)
         cr_skip_test("no CUDA GPU");
 }
 
+size_t all_variants_up_to(const struct lab *lab)
+{
+    if (variant_count(lab) == 1)
+        return 0;
+    if (!gpu_emulated())
+        return lab->all_variants_up_to;
+    return lab->emulated_all_variants_up_to ? lab->emulated_all_variants_up_to
+                                            : EMULATED_ALL_VARIANTS_UP_TO;
+}
+
 void expect_stage_correct(const struct lab *lab, const char *id, size_t n, size_t cols, int block)
 {
     const struct stage *s = stage_find(lab, id);
@@ -32,7 +42,7 @@ void expect_stage_correct(const struct lab *lab, const char *id, size_t n, size_
     const char *only = getenv("VARIANT");
     uint64_t seed = seed_from_env();
     int one = -1; /* the one variant a large test checks */
-    size_t all_up_to = gpu_emulated() ? lab->emulated_all_variants_up_to : lab->all_variants_up_to;
+    size_t all_up_to = all_variants_up_to(lab);
     if (all_up_to && n > all_up_to)
         one = (int)(seed % (uint64_t)variant_count(lab));
     for (int v = 0; v < variant_count(lab); v++) {
@@ -56,6 +66,58 @@ void expect_stage_correct(const struct lab *lab, const char *id, size_t n, size_
         if (f.verdict == KERNEL_FAILED)
             return;
     }
+}
+
+/* ---- sizes from a stage's tile ----------------------------------------- */
+
+struct tile_fill {
+    const char *name;
+    size_t tiles, halves;
+    long values;
+};
+#define TILE_FILL_ROW(name, id, fill, tiles, halves, values) {#fill, tiles, halves, values},
+static const struct tile_fill tile_fills[] = {TILE_FILLS(TILE_FILL_ROW, , ){NULL, 0, 0, 0}};
+
+size_t stage_tile(const struct lab *lab, const struct stage *s, int block)
+{
+    return lab->tile ? lab->tile(s, block) : lab->threads ? (size_t)lab->threads(s, block) : (size_t)block;
+}
+
+/* The size the fill named by `len` characters of `name` gives a tile. */
+static bool fill_size(const char *name, size_t len, size_t tile, size_t *n)
+{
+    for (const struct tile_fill *f = tile_fills; f->name; f++)
+        if (strlen(f->name) == len && strncmp(f->name, name, len) == 0) {
+            *n = f->tiles * tile + f->halves * (tile / 2) + (size_t)f->values;
+            return true;
+        }
+    return false;
+}
+
+bool tile_test_size(const struct lab *lab, const struct stage *s, const char *test, size_t *n,
+                    size_t *cols)
+{
+    const char *prefix = "matches_cpu_", *fill = test + strlen(prefix), *by;
+    size_t tile = stage_tile(lab, s, 256), rows;
+    if (strncmp(test, prefix, strlen(prefix)) != 0)
+        return false;
+    *cols = 0;
+    if (!lab->matrix)
+        return fill_size(fill, strlen(fill), tile, n);
+    if (!(by = strstr(fill, "_by_")) || !fill_size(fill, (size_t)(by - fill), tile, &rows) ||
+        !fill_size(by + 4, strlen(by + 4), tile, cols))
+        return false;
+    *n = rows * *cols;
+    return true;
+}
+
+void expect_tile_test_correct(const struct lab *lab, const char *id, const char *test)
+{
+    const struct stage *s = stage_find(lab, id);
+    size_t n, cols;
+    cr_assert(s, "%s has no stage %s (its stages: %s)", lab->name, id, stage_list(lab));
+    cr_assert(tile_test_size(lab, s, test, &n, &cols), "%s: no tile test has this name", test);
+    expect_stage_correct(lab, id, n, cols, 256);
 }
 
 #ifndef WORKBOOK_EMU

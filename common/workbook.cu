@@ -28,6 +28,13 @@ static void poison_device(void *d, size_t bytes)
     size_t words = bytes / 4; /* every size here is a multiple of 4 */
     if (words == 0)
         return;
+#ifdef WORKBOOK_EMU
+    /* the emulation's device memory is this process's: filled in place, not
+     * by a launch of a fiber a word */
+    for (size_t i = 0; i < words; i++)
+        ((uint32_t *)d)[i] = POISON_WORD;
+    return;
+#endif
     unsigned grid = (unsigned)(ceil_div(words, 256) < 4096 ? ceil_div(words, 256) : 4096);
     fill_word<<<grid, 256>>>((uint32_t *)d, words, POISON_WORD);
     CUDA_CHECK(cudaGetLastError());
@@ -323,10 +330,12 @@ static bool launch(struct problem *p, const struct stage *s, struct finding *f)
 #endif
     if (p->counts)
         access_counts_begin();
+    double start = now_ms();
     s->launch(p->args, p->block);
     cudaError_t err = cudaGetLastError();
     if (err == cudaSuccess)
         err = cudaDeviceSynchronize();
+    p->launch_ms = now_ms() - start;
     if (p->counts)
         access_counts_end(p->counts);
 #ifndef WORKBOOK_EMU

@@ -96,6 +96,7 @@ struct problem {
     int block;         /* BLOCK as asked; lab->threads says what the launchers make of it */
     bool emulated;     /* EMU=1: the kernels run on the CPU, under the emulation's checks */
     double output_writes; /* bytes the last problem_verify stored into outputs (emulation) */
+    double launch_ms;  /* the last problem_run's launch, wall ms (emulation: a run table's time) */
     struct access_counts *counts; /* when set, the stage's own launches are counted into it
                                      (emulation; problem_count_accesses) */
     bool profiled;     /* make profile: only the stage's own launch is between
@@ -150,6 +151,12 @@ struct lab {
     /* The threads per block stage s runs when asked for BLOCK (launchers
      * round it to what their kernels need); NULL: BLOCK itself. */
     int (*threads)(const struct stage *s, int block);
+    /* The values one block of stage s covers when asked for BLOCK (its
+     * tile: threads times the values each takes; in a grid-stride loop,
+     * one step of the block), or for a matrix lab the side of its square
+     * tile. The tests fill the last tile to different fractions with it
+     * (testing.h). NULL: a value a thread. */
+    size_t (*tile)(const struct stage *s, int block);
     size_t args_size;             /* sizeof(struct args) */
     /* Declare buffers (problem_add_*), fill inputs from p->seed, point
      * p->args at the device buffers, say p->bytes. */
@@ -176,7 +183,8 @@ struct lab {
     const char *reference_name;
     /* Under the CPU emulation, sizes above this check one variant (the
      * seed picks it; VARIANT= still picks one), so that a lab whose stages
-     * make many passes stays quick there; 0: every variant at every size. */
+     * make many passes stays quick there; 0: the tests' own bound
+     * (testing.h), which leaves the largest size one variant. */
     size_t emulated_all_variants_up_to;
     /* The same on a GPU, where what costs is the host's share: inputs,
      * references and comparisons of many variants at the largest size. */

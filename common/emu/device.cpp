@@ -60,6 +60,14 @@ void *device_alloc(size_t bytes)
     void *h = mmap(nullptr, history_bytes(span), PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     a->history = h == MAP_FAILED ? nullptr : (word_history *)h;
+#ifdef MADV_HUGEPAGE
+    /* ten bytes of history a byte of array, first touched word by word: in
+     * 4 KB pages a page fault (and the other workers' TLBs flushed) every
+     * 100 words, most of a large test's system time; in 2 MB pages, where
+     * the system allows, one every 50000 */
+    if (a->history)
+        madvise(h, history_bytes(span), MADV_HUGEPAGE);
+#endif
     allocations.push_back(a);
     return p;
 }
@@ -136,24 +144,54 @@ std::string device_access(const char *p, size_t size, const char *verb, const vo
            "as tid > 0)?";
 }
 
-/* The writes a block made to the array it last saw join the array's count. */
-static void count_writes(block_runner &r)
+/* The writes a block made to an array join the array's count. */
+static void count_writes(allocation *a, unsigned long long &writes)
 {
-    if (r.seen && r.seen_writes)
-        r.seen->bytes_written.fetch_add(r.seen_writes, std::memory_order_relaxed);
-    r.seen_writes = 0;
+    if (a && writes)
+        a->bytes_written.fetch_add(writes, std::memory_order_relaxed);
+    writes = 0;
 }
 
-/* Outside the fast path of access(): not the array last seen. */
+/* Array a, found by a search, becomes the one last seen, and the one it
+ * replaces the first of the recent ones (the last of those, if they were
+ * full, has its writes counted). */
+static void see(block_runner &r, allocation *a, unsigned long long writes)
+{
+    if (r.seen) {
+        count_writes(r.recent[block_runner::RECENT - 1].array,
+                     r.recent[block_runner::RECENT - 1].writes);
+        for (unsigned k = block_runner::RECENT - 1; k > 0; k--)
+            r.recent[k] = r.recent[k - 1];
+        r.recent[0] = {r.seen, r.seen_writes};
+    }
+    r.seen = a;
+    r.seen_lo = a->lo;
+    r.seen_hi = a->hi;
+    r.seen_history = a->history;
+    r.seen_writes = writes;
+}
+
+/* Outside the fast path of access(): not the array last seen. Arrays are
+ * neither freed nor named while a block runs, so a recent one is still
+ * live and in bounds as it was: it changes places with the last seen. */
 void check_device(block_runner &r, const char *p, size_t size, bool write, const void *pc)
 {
+    for (unsigned k = 0; k < block_runner::RECENT && r.recent[k].array; k++) {
+        allocation *a = r.recent[k].array;
+        if (p >= a->lo && p + size <= a->hi) { /* the two change places */
+            unsigned long long writes = r.recent[k].writes;
+            r.recent[k] = {r.seen, r.seen_writes};
+            r.seen = a;
+            r.seen_lo = a->lo;
+            r.seen_hi = a->hi;
+            r.seen_history = a->history;
+            r.seen_writes = writes;
+            return;
+        }
+    }
     allocation *a = allocation_at(p);
     if (a && a->live && p >= a->lo && p + size <= a->hi) {
-        count_writes(r);
-        r.seen = a;
-        r.seen_lo = a->lo;
-        r.seen_hi = a->hi;
-        r.seen_history = a->history;
+        see(r, a, 0);
         return;
     }
     stop_kernel(where(r.current, pc) + " " + device_access(p, size, write ? "writes" : "reads", pc));
@@ -173,9 +211,16 @@ void start_block_device(block_runner &r)
     r.seen = nullptr;
     r.seen_history = nullptr;
     r.seen_writes = 0;
+    for (auto &recent : r.recent)
+        recent = {nullptr, 0};
 }
 
-void end_block_memory(block_runner &r) { count_writes(r); }
+void end_block_memory(block_runner &r)
+{
+    count_writes(r.seen, r.seen_writes);
+    for (auto &recent : r.recent)
+        count_writes(recent.array, recent.writes);
+}
 
 } // namespace emu
 

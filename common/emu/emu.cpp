@@ -99,21 +99,60 @@ emu_jump:
 #define JUMP(p) _longjmp(p, 1)
 #endif
 
-/* Switch from the current fiber to the scheduler; back here when resumed. */
-void wait(state why)
+static char *stack_bottom(const block_runner &r, unsigned s)
 {
-    fiber &f = runner->fibers[runner->current];
-    f.now = why;
-    if (!SAVE(f.context))
-        JUMP(runner->scheduler);
+    return r.stacks + s * STACK_SLOT + STACK_GUARD;
 }
 
-/* Leave the thread's code mid-way; the fiber starts afresh next block. */
+/* Thread t runs next, on stack s. */
+static void enter_thread(block_runner &r, unsigned t, unsigned s)
+{
+    r.current = t;
+    threadIdx = r.fibers[t].index;
+    r.stack_floor = stack_bottom(r, s) + STACK_BYTES / 16; /* room for calls the check does not see */
+}
+
+/* The current thread waits or is done: on to the next thread of the
+ * scheduler's round (the next that may run, by index) straight from here,
+ * if it has a stack to run on, rather than through the scheduler; back to
+ * the scheduler at the round's end, or for a thread that needs a stack
+ * made. */
+[[noreturn]] static void switch_on(block_runner &r)
+{
+    unsigned t = r.current + 1;
+    while (t < r.threads && r.fibers[t].now != READY)
+        t++;
+    if (t < r.threads && !aborted) {
+        fiber &f = r.fibers[t];
+        if (f.stack != NO_STACK) {
+            enter_thread(r, t, f.stack);
+            JUMP(f.context);
+        }
+        if (r.free_count && r.stacks_of[r.free_stacks[r.free_count - 1]].ready) {
+            f.stack = r.free_stacks[--r.free_count];
+            r.stacks_of[f.stack].ready = false;
+            enter_thread(r, t, f.stack);
+            JUMP(r.stacks_of[f.stack].idle);
+        }
+    }
+    JUMP(r.scheduler);
+}
+
+/* Switch from the current thread to the next; back here when resumed. */
+void wait(state why)
+{
+    block_runner &r = *runner;
+    fiber &f = r.fibers[r.current];
+    f.now = why;
+    if (!SAVE(f.context))
+        switch_on(r);
+}
+
+/* Leave the thread's code mid-way; its stack starts afresh when next used
+ * (it is not `ready`: resume took it so). */
 void abandon_thread()
 {
-    fiber &f = runner->fibers[runner->current];
-    f.now = DONE;
-    f.started = false;
+    runner->fibers[runner->current].now = DONE;
     JUMP(runner->scheduler);
 }
 
@@ -158,47 +197,78 @@ template <typename Pick> static std::string list(unsigned from, unsigned to, Pic
     return text;
 }
 
-static void fiber_main()
+/* A stack's life: run the thread resume() gave it, then, while the next
+ * thread has not started, that one too, with no switch; then wait, free,
+ * for resume() to give it another. */
+static void stack_main()
 {
     for (;;) {
         block_runner &r = *runner; /* runner, body and indices are the current block's */
-        r.fibers[r.current].in.depth = 0;
-        r.run(r.body);
-        wait(DONE);
+        unsigned s = r.fibers[r.current].stack;
+        for (;;) {
+            unsigned t = r.current, next = t + 1;
+            r.fibers[t].in.depth = 0;
+            r.run(r.body);
+            r.fibers[t].now = DONE;
+            if (next >= r.threads || r.fibers[next].now != READY ||
+                r.fibers[next].stack != NO_STACK || aborted)
+                break;
+            r.fibers[next].stack = s;
+            r.current = next;
+            threadIdx = r.fibers[next].index;
+        }
+        stack &k = r.stacks_of[s];
+        k.ready = true;
+        r.free_stacks[r.free_count++] = s;
+        if (!SAVE(k.idle))
+            switch_on(r);
     }
 }
 
-/* Run thread t until it waits, returns or crashes. */
+/* Stacks lie STACK_SLOT apart, a multiple of every cache's way size, so
+ * their tops would all fall in the same few cache sets, and the threads of
+ * a block would evict each other's at every switch: each starts this many
+ * bytes lower, an odd number of cache lines times its index, within 64 KB. */
+static size_t stack_colour(unsigned s) { return s * 9 * 64 % (64 * 1024); }
+
+/* Run thread t until it waits, returns or crashes (and the threads after it
+ * in the round, switch_on), on its own stack if it has started, else on the
+ * free stack freed last (the warmest in cache). */
 static void resume(block_runner &r, unsigned t)
 {
     fiber &f = r.fibers[t];
-    char *stack = r.stacks + t * STACK_SLOT + STACK_GUARD;
-    r.current = t;
-    threadIdx = f.index;
-    r.stack_floor = stack + STACK_BYTES / 16; /* room for calls the check does not see */
+    bool started = f.stack != NO_STACK;
+    if (!started)
+        f.stack = r.free_stacks[--r.free_count]; /* a block has a stack a thread */
+    char *bottom = stack_bottom(r, f.stack);
+    enter_thread(r, t, f.stack);
     if (SAVE(r.scheduler)) {
         r.in_fiber = false;
-        if (r.crashed.signal) {
-            fail_launch(crash_report(r, t));
+        if (r.crashed.signal) { /* r.current's: t may have handed its stack on */
+            fail_launch(crash_report(r, r.current));
             r.crashed = crash();
         }
-        return; /* the fiber waits, or is done */
+        return; /* the thread waits, or is done */
     }
     r.in_fiber = true;
-    if (f.started)
+    if (started)
         JUMP(f.context);
-    if (!map_stack(r, t)) {
+    stack &k = r.stacks_of[f.stack];
+    if (k.ready) {
+        k.ready = false;
+        JUMP(k.idle);
+    }
+    if (!map_stack(r, f.stack)) {
         r.in_fiber = false;
         fail_launch("emulation: cannot map a stack for a kernel thread");
         return;
     }
-    f.started = true;
-    getcontext(&f.start);
-    f.start.uc_stack.ss_sp = stack;
-    f.start.uc_stack.ss_size = STACK_BYTES;
-    f.start.uc_link = nullptr;
-    makecontext(&f.start, fiber_main, 0);
-    setcontext(&f.start);
+    getcontext(&r.start);
+    r.start.uc_stack.ss_sp = bottom;
+    r.start.uc_stack.ss_size = STACK_BYTES - stack_colour(f.stack);
+    r.start.uc_link = nullptr;
+    makecontext(&r.start, stack_main, 0);
+    setcontext(&r.start);
 }
 
 /* ---- warps ------------------------------------------------------------- */
@@ -497,8 +567,9 @@ static bool one_barrier(block_runner &r)
 
 static void run_block_fibers(block_runner &r, uint3 b);
 
-/* A failed launch leaves fibers midway through the kernel, and a stack
- * overflow may have hit a neighbour's stack: all start afresh next time. */
+/* A failed launch leaves threads midway through the kernel, and a stack
+ * overflow may have hit a neighbour's stack: all stacks start afresh next
+ * time. */
 static void run_block(block_runner &r, uint3 b)
 {
     running++;
@@ -508,8 +579,8 @@ static void run_block(block_runner &r, uint3 b)
     note_progress(r);
     running--;
     if (aborted)
-        for (fiber &f : r.fibers)
-            f.started = false;
+        for (stack &k : r.stacks_of)
+            k.ready = false;
 }
 
 static void run_block_fibers(block_runner &r, uint3 b)
@@ -524,14 +595,19 @@ static void run_block_fibers(block_runner &r, uint3 b)
         f.index = {t % c.block.x, t / c.block.x % c.block.y, t / (c.block.x * c.block.y)};
         f.now = READY;
         f.polling = spin();
+        f.stack = NO_STACK;
+        r.free_stacks[t] = n - 1 - t; /* stack 0 on top */
     }
+    r.free_count = n;
     r.barrier_sum = 0;
     r.stalled_since = 0;
     start_block_memory(r);
     for (;;) {
         for (unsigned t = 0; t < n && !aborted; t++) {
-            if (r.fibers[t].now == READY)
+            if (r.fibers[t].now == READY) {
                 resume(r, t);
+                t = r.current; /* the threads up to it have had their turn */
+            }
         }
         if (aborted)
             return;

@@ -78,12 +78,13 @@ struct calls {
     const void *at[CALLERS];
 };
 
-/* A fiber is made once per worker and thread index, then runs that thread
- * of every block its worker runs: no setup per block. What every switch
- * touches comes first, on few cache lines. */
+/* A kernel thread of the block a worker runs. It runs on one of the
+ * worker's stacks (below) from its start to its return, or to its block's
+ * end. What every switch touches comes first, on few cache lines. */
+const unsigned NO_STACK = ~0u;
 struct fiber {
     state now;
-    bool started, mapped; /* mapped: its stack is usable (faults.cpp) */
+    unsigned stack; /* the stack its code runs on, once started; else NO_STACK */
     uint3 index;
     const void *barrier_pc; /* the __syncthreads() it waits at */
     place context;          /* where it stopped; switches need no system call */
@@ -98,7 +99,17 @@ struct fiber {
      * its block's accesses through a flag another thread stored */
     unsigned learnt_stores;
     unsigned long long learnt_clock;
-    ucontext_t start; /* used once, to enter the fiber's stack */
+};
+
+/* One of a worker's stacks, made once and used by block after block. A
+ * thread that returns hands its stack straight to the next thread that
+ * has not started, with no switch, so a kernel whose threads never wait
+ * runs a whole block on one stack; a stack is free again when its thread
+ * returns with none left to start. */
+struct stack {
+    bool mapped; /* usable (faults.cpp) */
+    bool ready;  /* free, and `idle` is where its loop waits for a thread */
+    place idle;
 };
 
 /* A kernel thread's crash, caught by faults.cpp. Code addresses in reports
@@ -156,6 +167,9 @@ struct block_runner {
     bool in_fiber;     /* a kernel thread runs, so a crash is its */
     crash crashed;
     fiber fibers[MAX_THREADS];
+    stack stacks_of[MAX_THREADS];
+    unsigned free_stacks[MAX_THREADS], free_count; /* the last freed is used first */
+    ucontext_t start; /* used once a stack, to enter it */
     place scheduler;
     void (*run)(const void *body);
     const void *body;
@@ -179,6 +193,14 @@ struct block_runner {
     allocation *seen;
     word_history *seen_history;
     unsigned long long seen_writes;
+    /* the arrays seen before it in this block, the latest first, with their
+     * writes not yet counted: a kernel that goes back and forth between a
+     * few arrays finds them here, not by a search of every allocation */
+    enum { RECENT = 4 };
+    struct {
+        allocation *array;
+        unsigned long long writes;
+    } recent[RECENT];
     /* how this block orders its accesses to device memory with other blocks */
     unsigned fences;      /* __threadfence() calls by its threads */
     unsigned stores;      /* stores to device memory by its threads */
@@ -302,7 +324,7 @@ void tell_block_end(const block_runner &r);
 
 /* faults.cpp */
 bool reserve_stacks(block_runner &r);
-bool map_stack(block_runner &r, unsigned thread); /* before the fiber's first run */
+bool map_stack(block_runner &r, unsigned stack); /* before the stack's first use */
 void watch_faults();
 [[noreturn]] void stack_overflow(const void *pc);
 std::string crash_report(const block_runner &r, unsigned thread);

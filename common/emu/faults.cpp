@@ -51,16 +51,16 @@ bool reserve_stacks(block_runner &r)
     return true;
 }
 
-/* Stacks are addresses only until their fiber first runs. */
-bool map_stack(block_runner &r, unsigned t)
+/* Stacks are addresses only until their first use. */
+bool map_stack(block_runner &r, unsigned s)
 {
-    fiber &f = r.fibers[t];
-    char *bottom = r.stacks + t * STACK_SLOT + STACK_GUARD;
-    if (!f.mapped) {
+    stack &k = r.stacks_of[s];
+    char *bottom = r.stacks + s * STACK_SLOT + STACK_GUARD;
+    if (!k.mapped) {
         char *from = guards_left-- > 0 ? bottom : bottom - STACK_GUARD;
-        f.mapped = mprotect(from, bottom + STACK_BYTES - from, PROT_READ | PROT_WRITE) == 0;
+        k.mapped = mprotect(from, bottom + STACK_BYTES - from, PROT_READ | PROT_WRITE) == 0;
     }
-    return f.mapped;
+    return k.mapped;
 }
 
 /* ---- the handler -------------------------------------------------------- */
@@ -164,7 +164,7 @@ std::string crash_report(const block_runner &r, unsigned t)
     const char *p = (const char *)c.address;
     std::string who = where(t, c.pc), at = at_line(c.pc);
     const char *verb = c.access == 2 ? "writes" : c.access == 1 ? "reads" : "reads or writes";
-    const char *bottom = r.stacks + t * STACK_SLOT + STACK_GUARD;
+    const char *bottom = r.stacks + r.fibers[t].stack * STACK_SLOT + STACK_GUARD;
     if (c.signal == STACK_OVERFLOW || (c.sp && c.sp < bottom) ||
         (p >= r.stacks && p < r.stacks + STACK_SLOT * MAX_THREADS))
         return who + " used more than its " + std::to_string(STACK_BYTES / 1024) + " KB stack" + at +

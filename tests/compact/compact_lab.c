@@ -367,6 +367,13 @@ static int compact_threads(const struct stage *s, int block)
     return facts(s)->whole_warps ? tile_threads(block) : block;
 }
 
+/* Stages 2-4 give a thread ITEMS values (stage 3 a step of its grid-stride
+ * loop); stage 1 one. */
+static size_t compact_tile(const struct stage *s, int block)
+{
+    return facts(s)->whole_warps ? tile_size(block) : (size_t)block;
+}
+
 /* Global atomics over the warps' chunks of 32 x ITEMS values. */
 static double global_atomics_per_chunk(const struct problem *p, const struct access_counts *c)
 {
@@ -398,6 +405,7 @@ const struct lab compact_lab = {
     .library = &compact_library,
     .sweep_stage = "4",
     .threads = compact_threads,
+    .tile = compact_tile,
     .args_size = sizeof(struct args),
     .setup = compact_setup,
     .reference = LAB_REFERENCE(compact_reference),

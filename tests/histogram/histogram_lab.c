@@ -147,6 +147,13 @@ static int histogram_threads(const struct stage *s, int block)
     return facts(s)->warp_bins ? (block < 32 ? 32 : block / 32 * 32) : block;
 }
 
+/* A block's values in one step: stage 4's threads load 16 bytes at once,
+ * 16 of the 256 bins' bytes (8 of the 4096 bins' 16-bit values). */
+static size_t histogram_tile(const struct stage *s, int block)
+{
+    return (facts(s)->warp_bins ? 16 : 1) * (size_t)histogram_threads(s, block);
+}
+
 /* What each stage's kernel must show besides right outputs (workbook.h,
  * struct technique), in the words of handouts/03-histogram.md. */
 static const struct technique histogram_techniques[] = {
@@ -172,6 +179,7 @@ const struct lab histogram_lab = {
     .library = &histogram_library,
     .sweep_stage = "3",
     .threads = histogram_threads,
+    .tile = histogram_tile,
     .args_size = sizeof(struct args),
     .setup = histogram_setup,
     .reference = LAB_REFERENCE(histogram_reference),

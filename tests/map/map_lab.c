@@ -61,6 +61,12 @@ static const struct facts map_facts[] = {
     {NULL, NULL, false},
 };
 
+/* A block's values: a thread's one, or four in the float4 stages. */
+static size_t map_tile(const struct stage *s, int block)
+{
+    return (facts(s)->float4s ? 4 : 1) * (size_t)block;
+}
+
 static bool map_reads(const struct stage *s, const struct buffer *b)
 {
     return strcmp(b->name, facts(s)->input) == 0;
@@ -129,6 +135,7 @@ const struct lab map_lab = {
     .operation = "out[i] = 1.5 * in[i] - 0.25 over floats",
     .stages = map_stages,
     .sweep_stage = "1,2", /* the grid-stride loop beside the grid sized from n */
+    .tile = map_tile,
     .args_size = sizeof(struct args),
     .setup = map_setup,
     .reference = LAB_REFERENCE(map_reference),

@@ -228,18 +228,24 @@ static const char *radix_hint(const struct problem *p, const struct stage *s,
 }
 
 /* The threads a block of each stage runs for BLOCK: stage 1 BLOCK as
- * given, stage 2 whole warps, stage 3 whole warps up to MAX_THREADS3. */
+ * given, stage 2 whole warps, stage 3 whole warps up to MAX_THREADS3; and
+ * the keys each thread takes. */
 static int as_given(int block) { return block; }
 struct facts {
     const char *id;
     int (*threads)(int block);
+    unsigned keys;
 };
 static const struct facts radix_facts[] = {
-    {"1", as_given},         {"2", tile_threads}, {"3", stage3_threads},
-    {"lib", stage3_threads}, {NULL, NULL},
+    {"1", as_given, 1},            {"2", tile_threads, ITEMS}, {"3", stage3_threads, ITEMS3},
+    {"lib", stage3_threads, ITEMS3}, {NULL, NULL, 0},
 };
 
 static int radix_threads(const struct stage *s, int block) { return facts(s)->threads(block); }
+static size_t radix_tile(const struct stage *s, int block)
+{
+    return facts(s)->keys * (size_t)facts(s)->threads(block);
+}
 
 /* make grade's sizes: the workbook's, but 30011 keys in place of 100003
  * (stage 1's 32 one-bit passes took half of a submission's time), which at
@@ -268,6 +274,7 @@ const struct lab radix_lab = {
     .library = &radix_library,
     .sweep_stage = "3",
     .threads = radix_threads,
+    .tile = radix_tile,
     .args_size = sizeof(struct args),
     .setup = radix_setup,
     .reference = LAB_REFERENCE(radix_reference),

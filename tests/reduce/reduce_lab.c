@@ -200,6 +200,14 @@ static int reduce_threads(const struct stage *s, int block)
     return tree_block(block);
 }
 
+/* A block's values: stages 4-6 add two a thread as they load, stage 8
+ * loads four at once; the others take one a thread (stage 7 a step). */
+static size_t reduce_tile(const struct stage *s, int block)
+{
+    unsigned values = facts(s)->leaves ? facts(s)->leaves : facts(s)->shuffles ? 4 : 1;
+    return values * (size_t)tree_block(block);
+}
+
 static const char *const reduce_variants[] = {"int", "float", NULL};
 
 /* What each stage's kernel must show besides right outputs (workbook.h,
@@ -249,6 +257,7 @@ const struct lab reduce_lab = {
     .library = &reduce_library,
     .sweep_stage = "8",
     .threads = reduce_threads,
+    .tile = reduce_tile,
     .args_size = sizeof(struct args),
     .setup = reduce_setup,
     .reference = LAB_REFERENCE(reduce_reference),

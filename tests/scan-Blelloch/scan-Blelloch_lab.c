@@ -58,6 +58,12 @@ static int scan_blelloch_threads(const struct stage *s, int block)
     return (int)(blelloch_segment(block) / facts(s)->values);
 }
 
+static size_t scan_blelloch_tile(const struct stage *s, int block)
+{
+    (void)s;
+    return blelloch_segment(block);
+}
+
 /* What each stage's kernel must show besides right outputs (workbook.h,
  * struct technique), in the words of handouts/05-scan-Blelloch.md. */
 static const struct technique scan_Blelloch_techniques[] = {
@@ -82,6 +88,7 @@ const struct lab scan_Blelloch_lab = {
     .variants = scan_variants,
     .library = &scan_blelloch_library,
     .threads = scan_blelloch_threads,
+    .tile = scan_blelloch_tile,
     .sweep_stage = "4",
     .args_size = sizeof(struct args),
     .setup = scan_blelloch_setup,

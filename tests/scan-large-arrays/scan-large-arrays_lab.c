@@ -59,6 +59,12 @@ static int scan_large_threads(const struct stage *s, int block)
     return tile_threads(block);
 }
 
+static size_t scan_large_tile(const struct stage *s, int block)
+{
+    (void)s;
+    return tile_size(block);
+}
+
 /* What each stage's kernel must show besides right outputs (workbook.h,
  * struct technique), in the words of handouts/06-scan-large-arrays.md. */
 static const struct technique scan_large_arrays_techniques[] = {
@@ -83,6 +89,7 @@ const struct lab scan_large_arrays_lab = {
     .variants = scan_variants,
     .library = &scan_large_library,
     .threads = scan_large_threads,
+    .tile = scan_large_tile,
     .sweep_stage = "4",
     .args_size = sizeof(struct args),
     .setup = scan_large_setup,

@@ -152,6 +152,13 @@ static int transpose_block(const struct stage *s, int block)
     return transpose_threads(s->id, block);
 }
 
+/* The side of a stage's tile; stage 1's blocks are 32 threads wide. */
+static size_t transpose_tile(const struct stage *s, int block)
+{
+    (void)block;
+    return facts(s)->tile ? facts(s)->tile : 32;
+}
+
 /* make grade's shapes: one element, odd sides around a warp, a wide one,
  * and a large odd one, at the blocks the tests use. */
 static const struct grade_case transpose_grade_cases[] = {
@@ -188,6 +195,7 @@ const struct lab transpose_lab = {
     .stages = transpose_stages,
     .sweep_stage = "4",
     .threads = transpose_block,
+    .tile = transpose_tile,
     .args_size = sizeof(struct args),
     .setup = transpose_setup,
     .reference = LAB_REFERENCE(transpose_reference),
