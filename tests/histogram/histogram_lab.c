@@ -89,17 +89,19 @@ static unsigned long long counted(const struct problem *p, const struct buffer *
     return total;
 }
 
-/* Is every bin from `from` on 0, and one of them not meant to be? */
-static bool zero_from(const struct problem *p, const struct buffer *b, unsigned from)
+/* From bin `from` on, is every bin 0 (over: at least its count), and one
+ * of them wrong? With the bins below it exact (from: the first wrong one),
+ * a loop over the private bins stopped there. */
+static bool wrong_from(const struct problem *p, const struct buffer *b, unsigned from, bool over)
 {
     const unsigned *got = b->got, *want = b->host;
-    bool short_of_one = false;
+    bool wrong = false;
     for (unsigned k = from; k < bins_of(p); k++) {
-        if (got[k])
+        if (over ? got[k] < want[k] : got[k] != 0)
             return false;
-        short_of_one |= want[k] > 0;
+        wrong |= got[k] != want[k];
     }
-    return short_of_one;
+    return wrong;
 }
 
 /* Do the bins hold the counts of in[0..count) exactly? */
@@ -137,7 +139,7 @@ static const char *histogram_hint(const struct problem *p, const struct stage *s
                "launched (a grid of 0 blocks)?";
     if (total < p->n) {
         unsigned long long lost = (unsigned long long)p->n - total;
-        if (facts(s)->private_bins && zero_from(p, b, (unsigned)m->first)) {
+        if (facts(s)->private_bins && wrong_from(p, b, (unsigned)m->first, false)) {
             snprintf(hint, sizeof hint,
                      "every bin from hist[%zu] on stayed 0, and every bin below it is exact: the "
                      "merge stopped at bin %zu. It must add every one of the %u bins of the "
@@ -185,6 +187,15 @@ static const char *histogram_hint(const struct problem *p, const struct stage *s
                  "the poison word 0xFFBADBAD. Bytes past the end of the input were counted: a "
                  "missing i < n test",
                  total - (unsigned long long)p->n);
+        return hint;
+    }
+    if (total > p->n && facts(s)->private_bins && wrong_from(p, b, (unsigned)m->first, true)) {
+        snprintf(hint, sizeof hint,
+                 "every bin from hist[%zu] on holds at least its count, some more, and every "
+                 "bin below it is exact: the private histogram's bins from %zu on were not "
+                 "cleared. Each of the %u bins must be set to 0 before counting "
+                 "(b = threadIdx.x; b < bins; b += blockDim.x)",
+                 m->first, m->first, bins_of(p));
         return hint;
     }
     if (total > p->n) {
