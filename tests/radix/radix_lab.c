@@ -245,8 +245,10 @@ static const char *keys_hint(const struct problem *p, const struct buffer *b,
     const uint32_t *got = b->got, *want = b->host;
     enum elem type = type_of(p);
     if (m->unwritten == p->n)
-        return "keys_out was never written: the last pass must write it (pass_buffers says "
-               "where each pass reads and writes; a sort of P passes runs all P)";
+        return "every key in keys_out is the poison value: the last pass never wrote keys_out "
+               "(pass_buffers says where each pass reads and writes; a sort of P passes runs "
+               "all P), or it copied there what no thread had written (a slot of a tile in "
+               "shared memory, a place in the array the pass before it wrote)";
     if (!same_keys(got, want, p->n))
         return "some keys are missing and others are there twice: two keys were given the "
                "same place in some pass; check each key's place (its digit's start, plus the "
