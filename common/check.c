@@ -425,6 +425,28 @@ const char *read_poison_hint(const struct problem *p, const struct buffer *b,
     return NULL;
 }
 
+/* Are the elements up to the last wrong one, all never written, written in
+ * runs of *run from element 0, one run in every *every (2 or more), and
+ * never between? That is what a grid-stride loop that steps *every times
+ * too far leaves: a round of the grid writes a run, the next rounds none. */
+static bool written_in_runs(const struct buffer *b, const struct mismatch *m, size_t *run,
+                            size_t *every)
+{
+    const char *got = b->got;
+    size_t size = elem_size(b->type), next = m->first;
+    if (m->unwritten != m->count || m->first == 0)
+        return false;
+    while (next <= m->last && is_poison(got + size * next, size))
+        next++;
+    if (next > m->last || next % m->first)
+        return false;
+    *run = m->first, *every = next / m->first;
+    for (size_t i = 0; i <= m->last; i++)
+        if (is_poison(got + size * i, size) != (i / *run % *every != 0))
+            return false;
+    return true;
+}
+
 /* The likely cause from the shape of what is wrong, for any lab. */
 static const char *shape_hint(const struct problem *p, const struct buffer *b,
                               const struct mismatch *m)
@@ -438,6 +460,16 @@ static const char *shape_hint(const struct problem *p, const struct buffer *b,
                  "every element from index %zu to the end was never written: the threads "
                  "stop short; does the grid (or the loop) cover all n = %zu elements?",
                  m->first, p->n);
+        return hint;
+    }
+    size_t run, every;
+    if (written_in_runs(b, m, &run, &every)) {
+        snprintf(hint, sizeof hint,
+                 "the elements were written in runs of %zu, one run in every %zu, and never "
+                 "between: each thread's loop steps %zu times too far. A grid-stride loop "
+                 "steps by the threads of the whole grid, gridDim.x * blockDim.x, counted in "
+                 "the items it loops over (float4s, in a loop over float4s)",
+                 run, every, every);
         return hint;
     }
     if (m->unwritten == m->count)
@@ -629,8 +661,9 @@ static const char *what_is_wrong(const struct problem *p, const struct stage *s,
         r->untouched = m->unwritten == b->compared ||
                        (p->lab->untouched && p->lab->untouched(p, s, b, m));
         const char *hint = p->lab->hint ? p->lab->hint(p, s, b, m) : NULL;
-        if (!hint)
-            hint = read_poison_hint(p, b, m);
+        if (hint || (p->lab->moves_values && m->unwritten < b->compared))
+            return hint;
+        hint = read_poison_hint(p, b, m);
         return hint ? hint : shape_hint(p, b, m);
     }
     case RIGHT:

@@ -5,7 +5,8 @@
  * does not survive fork(). The runner keeps Criterion's own log quiet and
  * writes what a student needs instead: one report per stage and variant
  * (the smallest size that fails the commonest way in full, the other sizes
- * in a line), then one line per stage. Criterion's formats stay there for tools: --verbose,
+ * in a line), the tests that gave no verdict (time-outs, crashes) after
+ * them, then one line per stage. Criterion's formats stay there for tools: --verbose,
  * --tap, --xml and --json behave as Criterion documents them.
  *
  *   WORKBOOK_SUMMARY=FILE  the per-stage lines go to FILE (make test prints
@@ -417,10 +418,10 @@ static void print_stage_failures(const struct stage *s, struct failure *f, size_
                s->id, s->idea, PLAIN);
         return;
     }
-    size_t k = 0;
-    while (k < count && f[k].variant < 0)
-        k++;
-    print_lost(s, f, k, skipped);
+    size_t lost = 0; /* tests lost whole, f[0..lost): time-outs, crashes */
+    while (lost < count && f[lost].variant < 0)
+        lost++;
+    size_t k = lost;
     const struct failure *shown[16];
     size_t shown_count[16], nshown = 0;
     while (k < count) {
@@ -442,6 +443,9 @@ static void print_stage_failures(const struct stage *s, struct failure *f, size_
         }
         k = end;
     }
+    /* those last: a large size can run out of time (under EMU=1 above all)
+     * where a small one already shows what is wrong */
+    print_lost(s, f, lost, skipped);
 }
 
 /* ---- the summary: one line per stage ------------------------------------ */

@@ -192,6 +192,10 @@ struct lab {
     /* A lab-specific explanation of a wrong output, or NULL. */
     const char *(*hint)(const struct problem *p, const struct stage *s,
                         const struct buffer *b, const struct mismatch *m);
+    /* The outputs are the input's values moved, never computed (a sort, a
+     * transpose): where the hint finds no cause, none is read from
+     * arithmetic the stage never does (poison words added in, a formula). */
+    bool moves_values;
     /* What the lab's hooks know of each stage, in a struct of the lab's own:
      * a row for each stage of the table and one for the library, each
      * starting with the stage's id, then a row whose id is NULL. The hooks

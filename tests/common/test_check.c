@@ -351,6 +351,21 @@ Test(report, says_when_the_threads_stop_short, .init = make_equal)
     cr_expect(strstr(msg, "from index 768 to the end was never written"), "%s", msg);
 }
 
+Test(report, says_when_a_loop_steps_too_far, .init = make_equal)
+{
+    /* a grid of 64 threads whose loop steps by 3 x 64: runs of 64 written,
+     * two runs skipped, up to the end */
+    for (int i = 0; i < N; i++)
+        if (i / 64 % 3)
+            fill_poison(got + i, sizeof *got);
+    const char *msg = report();
+    cr_expect(strstr(msg, "runs of 64, one run in every 3") && strstr(msg, "steps 3 times too far"),
+              "%s", msg);
+    fill_poison(got + 10, sizeof *got); /* and a gap of another kind: no runs */
+    msg = report();
+    cr_expect(!strstr(msg, "too far") && strstr(msg, "with gaps"), "%s", msg);
+}
+
 Test(report, says_when_values_are_wrong_but_written, .init = make_equal)
 {
     for (int i = 0; i < N; i += 2)
@@ -428,6 +443,24 @@ Test(cause, names_what_the_emulation_saw_never_itself, .init = make_equal)
     cr_expect(strstr(msg, "reproduce: make test LAB=fake STAGE=1 SEED=1234 EMU=1"), "%s", msg);
     msg = report_on(&problem, &out);
     cr_expect(strstr(msg, "EMU=1 names the racing lines"), "%s", msg);
+}
+
+Test(cause, reads_no_arithmetic_where_the_lab_only_moves_values, .init = make_equal)
+{
+    static const struct lab sorting = {.name = "fake", .stages = stages, .moves_values = true};
+    struct problem moved = problem;
+    moved.lab = &sorting;
+    int_ref[0] = -77;
+    int_got[0] = (int32_t)(uint32_t)(-77 + 255 * (int64_t)(int32_t)POISON_WORD);
+    const char *msg = report_on(&moved, &sum);
+    cr_expect(!strstr(msg, "likely cause"), "a moved value is no sum of poison: %s", msg);
+    for (int i = 0; i < N; i += 2)
+        got[i] = -got[i] + 3;
+    msg = report_on(&moved, &out);
+    cr_expect(!strstr(msg, "likely cause"), "a moved value comes from no formula: %s", msg);
+    fill_poison(got, sizeof got);
+    msg = report_on(&moved, &out);
+    cr_expect(strstr(msg, "nothing was written"), "%s", msg);
 }
 
 Test(cause, says_which_side_of_an_array_was_written)

@@ -6,6 +6,7 @@
 #include "histogram.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* values uniform over the bins or skewed, into 256 or 4096 bins; names a
@@ -70,7 +71,8 @@ static bool extra_only_in_poison_bins(const struct problem *p, const struct buff
 struct facts {
     const char *id;
     bool private_bins; /* counts into private histograms first: cleared, then merged */
-    bool warp_bins;    /* a histogram per warp: its blocks run whole warps */
+    bool warp_bins;    /* a histogram per warp, the copies of a bin added up in the merge;
+                          its blocks run whole warps; 16-byte loads, then the tail */
 };
 static const struct facts histogram_facts[] = {
     {"1", false, false}, {"2", false, false}, {"3", true, false}, {"4", true, true},
@@ -85,6 +87,36 @@ static unsigned long long counted(const struct problem *p, const struct buffer *
     for (unsigned k = 0; k < bins_of(p); k++)
         total += got[k];
     return total;
+}
+
+/* From bin `from` on, is every bin 0 (over: at least its count), and one
+ * of them wrong? With the bins below it exact (from: the first wrong one),
+ * a loop over the private bins stopped there. */
+static bool wrong_from(const struct problem *p, const struct buffer *b, unsigned from, bool over)
+{
+    const unsigned *got = b->got, *want = b->host;
+    bool wrong = false;
+    for (unsigned k = from; k < bins_of(p); k++) {
+        if (over ? got[k] < want[k] : got[k] != 0)
+            return false;
+        wrong |= got[k] != want[k];
+    }
+    return wrong;
+}
+
+/* Do the bins hold the counts of in[0..count) exactly? */
+static bool counts_first(const struct problem *p, const struct buffer *b, size_t count)
+{
+    unsigned *first = calloc(bins_of(p), sizeof *first);
+    const void *in = problem_buffer(p, "in")->host;
+    if (!first)
+        return false;
+    for (size_t i = 0; i < count; i++)
+        first[bins_of(p) == 256 ? ((const unsigned char *)in)[i]
+                                : ((const unsigned short *)in)[i]]++;
+    bool same = memcmp(first, b->got, bins_of(p) * sizeof *first) == 0;
+    free(first);
+    return same;
 }
 
 /* The launcher clears the bins before the stage counts into them. */
@@ -106,17 +138,47 @@ static const char *histogram_hint(const struct problem *p, const struct stage *s
         return "no value was counted: is the stage still a TODO, or is its kernel never "
                "launched (a grid of 0 blocks)?";
     if (total < p->n) {
-        snprintf(hint, sizeof hint,
-                 !facts(s)->private_bins
-                     ? "%llu of the %zu values were not counted: a plain hist[b]++ (read, add, "
-                       "write) loses counts when two threads hit one bin at once; use atomicAdd. "
-                       "Or a value was skipped (bounds or stride)"
-                     : "%llu of the %zu values were not counted: counts made before a private "
-                       "histogram was cleared are wiped out (a __syncthreads() missing between "
-                       "clearing and counting), and counts made after it was merged are lost (one "
-                       "missing before the merge); or a plain ++ instead of atomicAdd, or a value "
-                       "skipped (bounds or stride)",
-                 (unsigned long long)p->n - total, p->n);
+        unsigned long long lost = (unsigned long long)p->n - total;
+        if (facts(s)->private_bins && wrong_from(p, b, (unsigned)m->first, false)) {
+            snprintf(hint, sizeof hint,
+                     "every bin from hist[%zu] on stayed 0, and every bin below it is exact: the "
+                     "merge stopped at bin %zu. It must add every one of the %u bins of the "
+                     "private histogram (b = threadIdx.x; b < bins; b += blockDim.x)",
+                     m->first, m->first, bins_of(p));
+            return hint;
+        }
+        if (counts_first(p, b, (size_t)total)) {
+            snprintf(hint, sizeof hint,
+                     "the last %llu values, from in[%llu] on, were not counted, and every value "
+                     "before them was: the threads stop short of n%s",
+                     lost, total,
+                     facts(s)->warp_bins ? " (the values past the last whole 16 bytes need a "
+                                           "loop of their own)"
+                                         : "");
+            return hint;
+        }
+        const char *merge = !facts(s)->private_bins ? ""
+                            : facts(s)->warp_bins   ? ", or the merge left out part of some bins "
+                                                      "(each bin adds up its count in every copy)"
+                                                    : ", or the merge left out part of some bins";
+        if (p->emulated)
+            snprintf(hint, sizeof hint,
+                     "%llu of the %zu values were not counted, and the emulation saw no race in "
+                     "this run, so none was lost to one: values were skipped (check the bounds, "
+                     "where each thread's loop starts and how far it strides)%s",
+                     lost, p->n, merge);
+        else
+            snprintf(hint, sizeof hint,
+                     !facts(s)->private_bins
+                         ? "%llu of the %zu values were not counted: a plain hist[b]++ (read, "
+                           "add, write) loses counts when two threads hit one bin at once; use "
+                           "atomicAdd. Or a value was skipped (bounds or stride)%s"
+                         : "%llu of the %zu values were not counted: counts made before a "
+                           "private histogram was cleared are wiped out (a __syncthreads() "
+                           "missing between clearing and counting), and counts made after it "
+                           "was merged are lost (one missing before the merge); or a plain ++ "
+                           "instead of atomicAdd, or a value skipped (bounds or stride)%s",
+                     lost, p->n, merge);
         return hint;
     }
     if (total > p->n && bins_of(p) == 256 && extra_only_in_poison_bins(p, b)) {
@@ -125,6 +187,15 @@ static const char *histogram_hint(const struct problem *p, const struct stage *s
                  "the poison word 0xFFBADBAD. Bytes past the end of the input were counted: a "
                  "missing i < n test",
                  total - (unsigned long long)p->n);
+        return hint;
+    }
+    if (total > p->n && facts(s)->private_bins && wrong_from(p, b, (unsigned)m->first, true)) {
+        snprintf(hint, sizeof hint,
+                 "every bin from hist[%zu] on holds at least its count, some more, and every "
+                 "bin below it is exact: the private histogram's bins from %zu on were not "
+                 "cleared. Each of the %u bins must be set to 0 before counting "
+                 "(b = threadIdx.x; b < bins; b += blockDim.x)",
+                 m->first, m->first, bins_of(p));
         return hint;
     }
     if (total > p->n) {

@@ -10,15 +10,23 @@
 #                                            (comment lines are never matched)
 #   - sums[tid] = i < n ? in[i] : T(0);      text of one line, replaced by
 #   + sums[tid] = in[i];                     this text
-#   ? past the end                           the report must say this
+#   ? past the end                           the first report must say this
 #   ?emu in[1025]                            ... under EMU=1 only (?gpu: on a GPU only)
 #   ~ why the emulation cannot see it        a mistake only a GPU shows
 #   ^ why a GPU hides it                     a mistake only the emulation shows
 #   ! racecheck                              on a GPU, make sanitize TOOL=racecheck
 #                                            must report it too
 #
-# Prints a line per mutant and a count; exits non-zero if a mutant passes the
-# tests (unless ~ or ^ says why it may) or its report lacks what it must say.
+# The report must say it first: a student reads make test's output from the
+# top, so the ? lines are looked for in its first report, the one the first
+# failing test prints (its title line, then its indented lines up to
+# "reproduce:"; a time-out's or a technique's line with its indented lines),
+# or, when every test passes, the compiler's warnings. "says it later": only
+# a later report names the cause.
+#
+# Prints a line per mutant, a count, and how many first reports name the
+# cause; exits non-zero if a mutant passes the tests (unless ~ or ^ says why
+# it may) or no report says what it must.
 # Uses EMU=1 unless EMU=0 is set (on a machine with a GPU). ONLY=REGEX plants
 # only the mutants whose "stage | mistake" line it matches.
 set -u
@@ -27,7 +35,7 @@ labs=${*:-$(for f in tests/mutants/*.mut; do basename "$f" .mut; done)}
 work=build/mutants
 emu=${EMU:-1}
 export SEED=${SEED:-1234}
-missed=0 total=0 known_misses=0 number=0
+missed=0 total=0 known_misses=0 number=0 named_first=0
 
 # Apply the edits of one mutant (lines "@ ...", "- ...", "+ ...") to FILE.
 apply() {
@@ -56,6 +64,18 @@ apply() {
     ' "$2" > "$2.new" && mv "$2.new" "$2"
 }
 
+# The first report of make test's output in LOG (see above).
+first_report() {
+    awk '
+        !start && /^([a-zA-Z-]+ )?stage [0-9a-z]+ \(/ { start = 1 }
+        start && (/^[^ ]/ || /^$/) && shown { exit }
+        start { print; shown = 1; if (/^  reproduce: /) exit }
+        /^[a-zA-Z-]+: testing / { tested = 1 }
+        !tested { before = before $0 "\n" }
+        END { if (!start) printf "%s", before }
+    ' "$1"
+}
+
 run_one() {
     local lab=$1 stage=$2 what=$3 edits=$4 expect=$5 known=$6 tool=$7
     [[ -z "${ONLY:-}" || "$stage | $what" =~ $ONLY ]] || return 0
@@ -80,9 +100,17 @@ run_one() {
     elif [ $caught -eq 0 ]; then
         verdict="NOT CAUGHT"
     else
+        first_report "$log" > "$log.first"
+        [ "$verdict" = "warned, says it" ] || verdict="caught, says it first"
+        [ -n "$expect" ] || verdict="caught; no ? line to read its report by"
+        while IFS= read -r phrase; do
+            [ -z "$phrase" ] || grep -qF -- "$phrase" "$log.first" || verdict="caught, says it later"
+        done <<< "$expect"
         while IFS= read -r phrase; do
             [ -z "$phrase" ] || grep -qF -- "$phrase" "$log" || verdict="caught, but lacks: $phrase"
         done <<< "$expect"
+        [[ $verdict == *"says it first" || $verdict == "warned, says it" ]] &&
+            named_first=$((named_first + 1))
     fi
     if [ -n "$tool" ]; then # compute-sanitizer's last line counts what it found
         NO_COLOR=1 make --no-print-directory sanitize LAB="$lab" STAGE="$stage" TOOL="$tool" \
@@ -94,7 +122,7 @@ run_one() {
         fi
     fi
     case $verdict in *"DOES NOT"*) missed=$((missed + 1)) ;;
-                     *"says it"* | "not caught "*) ;; *) missed=$((missed + 1)) ;; esac
+                     *"says it"* | *"no ? line"* | "not caught "*) ;; *) missed=$((missed + 1)) ;; esac
     printf '%-18s %-4s %-44.44s %s\n' "$lab" "$stage" "$what" "$verdict"
 }
 
@@ -120,5 +148,6 @@ for lab in $labs; do
     [ -n "$stage" ] && run_one "$lab" "$stage" "$what" "$edits" "$expect" "$known" "$tool"
 done
 echo "$((total - missed)) of $total planted mistakes caught, with the cause named (seed $SEED)"
+echo "first report names the cause: $named_first of $total"
 [ $known_misses -eq 0 ] || echo "$known_misses more that $([ "$emu" = 1 ] && echo only a GPU || echo only the emulation) shows, as noted above"
 [ $missed -eq 0 ]

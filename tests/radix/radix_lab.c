@@ -146,6 +146,27 @@ static void radix_reference(struct problem *p)
     free(spare_keys), free(spare_values);
 }
 
+/* The threads a block of each stage runs for BLOCK: stage 1 BLOCK as
+ * given, stage 2 whole warps, stage 3 whole warps up to MAX_THREADS3; and
+ * the keys each thread takes. */
+static int as_given(int block) { return block; }
+struct facts {
+    const char *id;
+    int (*threads)(int block);
+    unsigned keys;
+};
+static const struct facts radix_facts[] = {
+    {"1", as_given, 1},            {"2", tile_threads, ITEMS}, {"3", stage3_threads, ITEMS3},
+    {"lib", stage3_threads, ITEMS3}, {NULL, NULL, 0},
+};
+
+static int radix_threads(const struct stage *s, int block) { return facts(s)->threads(block); }
+/* the keys a block takes at once */
+static size_t radix_tile(const struct stage *s, int block)
+{
+    return facts(s)->keys * (size_t)facts(s)->threads(block);
+}
+
 /* ---- the bugs this lab knows -------------------------------------------- */
 
 static int by_value(const void *x, const void *y)
@@ -184,15 +205,58 @@ static uint32_t raw(uint32_t bits, enum elem type)
     return bits;
 }
 
-static const char *keys_hint(const struct problem *p, const struct buffer *b,
-                             const struct mismatch *m)
+/* The bits of sortable(key) that run from large to small in keys[0..n):
+ * each pair of neighbours that differ is in order on its highest differing
+ * bit or against it, so the mask M for which the keys ascend in
+ * sortable(key) ^ M has that bit set or clear. false if two pairs ask for
+ * one bit both ways; *all: no pair ascends (the keys descend). */
+static bool reversed_bits(const uint32_t *keys, size_t n, enum elem type, uint32_t *reversed,
+                          bool *all)
 {
-    static char hint[320];
+    uint32_t set = 0, clear = 0;
+    for (size_t i = 1; i < n; i++) {
+        uint32_t a = sortable(keys[i - 1], type), b = sortable(keys[i], type);
+        if (a == b)
+            continue;
+        uint32_t top = 1u << (31 - __builtin_clz(a ^ b));
+        *(a & top ? &set : &clear) |= top;
+    }
+    *reversed = set;
+    *all = clear == 0;
+    return !(set & clear);
+}
+
+/* Are keys[0..n) in order on their highest `bits` bits? */
+static bool sorted_on_high(const uint32_t *keys, size_t n, int bits, enum elem type)
+{
+    for (size_t i = 1; i < n; i++)
+        if (sortable(keys[i - 1], type) >> (32 - bits) > sortable(keys[i], type) >> (32 - bits))
+            return false;
+    return true;
+}
+
+/* Is every run of `tile` keys in order on its own? */
+static bool tiles_sorted(const uint32_t *keys, size_t n, size_t tile, enum elem type)
+{
+    for (size_t i = 1; i < n; i++)
+        if (i % tile && sortable(keys[i - 1], type) > sortable(keys[i], type))
+            return false;
+    return true;
+}
+
+/* What the keys show; the keys a block sorts at once are `tile` (0: stage
+ * 1, no tiles). NULL when they show no one cause. */
+static const char *keys_hint(const struct problem *p, const struct buffer *b,
+                             const struct mismatch *m, size_t tile)
+{
+    static char hint[400];
     const uint32_t *got = b->got, *want = b->host;
     enum elem type = type_of(p);
     if (m->unwritten == p->n)
-        return "keys_out was never written: the last pass must write it (pass_buffers says "
-               "where each pass reads and writes; a sort of P passes runs all P)";
+        return "every key in keys_out is the poison value: the last pass never wrote keys_out "
+               "(pass_buffers says where each pass reads and writes; a sort of P passes runs "
+               "all P), or it copied there what no thread had written (a slot of a tile in "
+               "shared memory, a place in the array the pass before it wrote)";
     if (!same_keys(got, want, p->n))
         return "some keys are missing and others are there twice: two keys were given the "
                "same place in some pass; check each key's place (its digit's start, plus the "
@@ -212,40 +276,56 @@ static const char *keys_hint(const struct problem *p, const struct buffer *b,
                  bits);
         return hint;
     }
+    uint32_t reversed;
+    bool all;
+    if (reversed_bits(got, p->n, type, &reversed, &all) && reversed) {
+        if (all)
+            return "every key is there once, sorted from the largest down: each pass put the "
+                   "keys of the larger digit first. A digit's keys start after those of every "
+                   "smaller digit (in stage 1, the keys whose bit is 0 go first)";
+        snprintf(hint, sizeof hint,
+                 "every key is there once, in order but for bits %d to %d, whose values run "
+                 "from large to small: the pass on those bits put the keys of the larger "
+                 "digit first. A digit's keys start after those of every smaller digit",
+                 __builtin_ctz(reversed), 31 - __builtin_clz(reversed));
+        return hint;
+    }
+    if (tile && p->n > tile && tiles_sorted(got, p->n, tile, type)) {
+        snprintf(hint, sizeof hint,
+                 "every key is there once, and each tile of %zu keys is in order on its own, "
+                 "but the tiles are not merged: no key left its tile's stretch of keys_out. A "
+                 "key's place is its digit's start over all the tiles (the digit-major scan "
+                 "of the counts), plus its rank among its tile's keys of that digit",
+                 tile);
+        return hint;
+    }
+    bits = 1;
+    while (bits < 32 && sorted_on_high(got, p->n, bits + 1, type))
+        bits++;
+    if (sorted_on_high(got, p->n, bits, type)) {
+        snprintf(hint, sizeof hint,
+                 "every key is there once, in order on the highest %d bits only: the last pass "
+                 "placed each key by its digit, but the order of the passes before it was "
+                 "lost. Each pass must be stable (a key goes after every key of its digit "
+                 "that came before it) and read what the pass before it wrote",
+                 bits);
+        return hint;
+    }
     return NULL;
 }
 
 static const char *radix_hint(const struct problem *p, const struct stage *s,
                               const struct buffer *b, const struct mismatch *m)
 {
-    (void)s;
     if (strcmp(b->name, "keys_out") == 0)
-        return keys_hint(p, b, m);
+        /* stage 1 sorts no tiles: a key a thread, a bit a pass */
+        return keys_hint(p, b, m, facts(s)->keys > 1 ? radix_tile(s, p->block) : 0);
     /* the keys were right (they are compared first), the values not */
     return "the keys are right but their values are not: equal keys left their input order "
            "(each pass must be stable: a key goes after every key of its digit that came "
            "before it), or the values did not move with their keys";
 }
 
-/* The threads a block of each stage runs for BLOCK: stage 1 BLOCK as
- * given, stage 2 whole warps, stage 3 whole warps up to MAX_THREADS3; and
- * the keys each thread takes. */
-static int as_given(int block) { return block; }
-struct facts {
-    const char *id;
-    int (*threads)(int block);
-    unsigned keys;
-};
-static const struct facts radix_facts[] = {
-    {"1", as_given, 1},            {"2", tile_threads, ITEMS}, {"3", stage3_threads, ITEMS3},
-    {"lib", stage3_threads, ITEMS3}, {NULL, NULL, 0},
-};
-
-static int radix_threads(const struct stage *s, int block) { return facts(s)->threads(block); }
-static size_t radix_tile(const struct stage *s, int block)
-{
-    return facts(s)->keys * (size_t)facts(s)->threads(block);
-}
 
 /* make grade's sizes: the workbook's, but 30011 keys in place of 100003
  * (stage 1's 32 one-bit passes took half of a submission's time), which at
@@ -279,6 +359,7 @@ const struct lab radix_lab = {
     .setup = radix_setup,
     .reference = LAB_REFERENCE(radix_reference),
     .hint = radix_hint,
+    .moves_values = true,
     .facts = radix_facts,
     .facts_size = sizeof radix_facts[0],
     .grade_cases = radix_grade_cases,

@@ -144,6 +144,20 @@ static bool reduce_untouched(const struct problem *p, const struct stage *s,
     return facts(s)->shuffles && m->got == 0 && m->expected != 0;
 }
 
+/* Under the emulation, which stops a race on shared memory or between
+ * blocks at once: what a wrong sum with no race and no poison in it says,
+ * and what else to check. */
+static const char *no_race(const char *also)
+{
+    static char hint[256];
+    snprintf(hint, sizeof hint,
+             "the sum is wrong, and the emulation saw no race in this run, so no add was lost "
+             "to one: check which values each thread adds (where its loops start, how far "
+             "they step, their bounds) and %s",
+             also);
+    return hint;
+}
+
 static const char *reduce_hint(const struct problem *p, const struct stage *s,
                                const struct buffer *b, const struct mismatch *m)
 {
@@ -167,16 +181,15 @@ static const char *reduce_hint(const struct problem *p, const struct stage *s,
         if (m->unwritten || read_poison_hint(p, b, m))
             return NULL;
         if (p->emulated)
-            return "the sum is wrong, and the emulation saw no race on shared memory. If it "
-                   "changes from run to run (repeat the reproduce line), blocks add into the sum "
-                   "without atomicAdd; if not, check warp_sum and which values each thread reads";
+            return no_race("warp_sum");
         return "the sum is wrong. If it changes from run to run (repeat the reproduce line), "
                "threads race: warp totals read before a __syncthreads() made them ready, or "
                "blocks adding into the sum without atomicAdd (EMU=1 names a race on shared "
                "memory); if not, check warp_sum and which values each thread reads";
     }
     if (!span)
-        return NULL;
+        return p->emulated && !m->unwritten && !read_poison_hint(p, b, m) ? no_race("the tree")
+                                                                          : NULL;
     if (explains(p, b, m, sum_with_bug(p, FIRST_HALF_OF_THREADS, span, threads)))
         return "each block's sum holds the values of its first blockDim.x / 2 threads only: the "
                "tree's step with s = blockDim.x / 2 never ran. Check where the loop over s "

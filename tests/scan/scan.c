@@ -100,15 +100,40 @@ static bool holds(const struct buffer *b, size_t i, double v)
     return fabs(got - v) <= b->atol + b->rtol * fabs(v);
 }
 
-/* Is the output, everywhere, the scan of the other kind? With one value
- * this is also what other bugs give, so it takes two. */
-static bool other_kind(const struct problem *p, const struct buffer *b)
+static size_t gcd(size_t a, size_t b)
+{
+    while (b) {
+        size_t r = a % b;
+        a = b, b = r;
+    }
+    return a;
+}
+
+/* Is the output the scan of the other kind (inclusive for exclusive, or the
+ * reverse) wherever the two differ, but perhaps for out[0] and the first
+ * value of every run of *run values, which are right? *run is then that run
+ * (n: out[0] alone), or 0 when no value is right. With one value of the
+ * other kind this is also what other bugs give, so it takes two. */
+static bool other_kind(const struct problem *p, const struct buffer *b, size_t *run)
 {
     double sign = inclusive(p) ? -1 : 1; /* inclusive = exclusive + in[i] */
-    for (size_t i = 0; i < p->n; i++)
-        if (!holds(b, i, output(b, b->host, i) + sign * input(p, i)))
+    size_t others = 0, rights = 0, apart = 0; /* apart: the gcd of the right ones' places */
+    for (size_t i = 0; i < p->n; i++) {
+        double want = output(b, b->host, i);
+        bool right = holds(b, i, want), other = holds(b, i, want + sign * input(p, i));
+        if (!right && !other)
             return false;
-    return p->n > 1;
+        if (right && !other)
+            rights++, apart = gcd(apart, i);
+        others += other && !right;
+    }
+    *run = rights == 0 ? 0 : apart ? apart : p->n;
+    if (*run == 1)
+        return false;
+    for (size_t i = 0; *run && i < p->n; i += *run) /* the runs' first values are right */
+        if (!holds(b, i, output(b, b->host, i)))
+            return false;
+    return others >= 2;
 }
 
 static bool off_per_run(const struct problem *p, const struct buffer *b, size_t run, size_t group)
@@ -167,13 +192,30 @@ static bool windowed(const struct problem *p, const struct buffer *b, size_t seg
 
 const char *scan_hint_any(const struct problem *p, const struct buffer *b)
 {
-    if (!other_kind(p, b))
+    static char hint[400];
+    size_t run;
+    if (!other_kind(p, b, &run))
         return NULL;
-    return inclusive(p) ? "out[i] leaves in[i] out, all along: that is the exclusive scan. The "
-                          "inclusive scan counts in[i] too"
-                        : "out[i] counts in[i] itself, all along: that is the inclusive scan. "
-                          "The exclusive scan stops just before in[i] (out[0] is 0): shift the "
-                          "results right by one";
+    if (!run)
+        return inclusive(p) ? "out[i] leaves in[i] out, all along: that is the exclusive scan. "
+                              "The inclusive scan counts in[i] too"
+                            : "out[i] counts in[i] itself, all along: that is the inclusive "
+                              "scan. The exclusive scan stops just before in[i] (out[0] is 0): "
+                              "shift the results right by one";
+    char where[64];
+    if (run >= p->n)
+        snprintf(where, sizeof where, "out[0]");
+    else
+        snprintf(where, sizeof where, "the first of every %zu values", run);
+    snprintf(hint, sizeof hint,
+             inclusive(p) ? "out[i] leaves in[i] out everywhere but at %s, which %s right: that "
+                            "is the exclusive scan there. The inclusive scan counts in[i] too"
+                          : "out[i] counts in[i] itself everywhere but at %s, which %s right: "
+                            "that is the inclusive scan there. The exclusive scan stops just "
+                            "before in[i]: shift every result right by one, not only the "
+                            "first",
+             where, run >= p->n ? "is" : "are");
+    return hint;
 }
 
 const char *scan_hint_steps(const struct problem *p, const struct buffer *b,

@@ -33,7 +33,9 @@ void scan_setup(struct problem *p, size_t segment, bool large);
 void scan_reference(struct problem *p, size_t segment);
 /* The scan bugs the numbers can show, each NULL unless the output is
  * exactly what that bug gives:
- *   any    the other kind of scan (inclusive for exclusive, or the reverse)
+ *   any    the other kind of scan (inclusive for exclusive, or the reverse),
+ *          perhaps but for the first value of every run (a segment, a
+ *          thread's values), which is right
  *   steps  Hillis-Steele steps that never reached the results, segments of
  *          `segment` values
  *   root   Blelloch's root not cleared: off by the segment's total */

@@ -73,6 +73,24 @@ static const struct facts transpose_facts[] = {
     {"1", 0}, {"2", 32}, {"3", 32}, {"4", 32}, {"5", 64}, {NULL, 0},
 };
 
+/* Is out right exactly where in[r][c] has r < reach_rows and c <
+ * reach_cols, and never written anywhere else, with somewhere else? */
+static bool written_only_within(const struct problem *p, const struct buffer *b,
+                                const struct mismatch *m, size_t reach_rows, size_t reach_cols)
+{
+    size_t rows = p->n / p->cols, cols = p->cols;
+    if (m->unwritten != m->count || (reach_rows >= rows && reach_cols >= cols))
+        return false;
+    const float *got = b->got, *want = b->host;
+    for (size_t i = 0; i < p->n; i++) {
+        size_t c = i / rows, r = i % rows; /* out[c][r] = in[r][c] */
+        bool right = memcmp(&got[i], &want[i], sizeof *got) == 0;
+        if (right != (r < reach_rows && c < reach_cols))
+            return false;
+    }
+    return true;
+}
+
 static const char *transpose_hint(const struct problem *p, const struct stage *s,
                                   const struct buffer *b, const struct mismatch *m)
 {
@@ -106,41 +124,52 @@ static const char *transpose_hint(const struct problem *p, const struct stage *s
                    "tile before the thread that writes that element had: a __syncthreads() "
                    "between writing the tile and reading it is missing";
     }
-    /* Where the wrong elements lie: in the last, partial tiles only (a
-     * bounds test on one side)? Or just where a grid of swapped sides does
-     * not reach: all of in's columns from rows (rounded up to a warp) on,
-     * all its rows from cols (rounded up to a block's height) on, and
-     * nowhere else?
-     * That reads only where whole tiles lie past the swapped grid: smaller
-     * shapes cannot tell it from a tile with a hole. */
-    size_t edge = tile ? tile : 32, full_rows = rows / edge * edge, full_cols = cols / edge * edge;
-    size_t reach_c = (rows + 31) / 32 * 32, reach_r = (cols + 63) / 64 * 64;
-    size_t wrong_edge = 0, wrong_inside = 0, wrong_reached = 0, right_unreached = 0;
+    /* A grid of swapped sides: its blocks cover w of in's columns and h of
+     * its rows, but the launch counts them along the other side, or the
+     * kernel takes the row from blockIdx.x and the column from blockIdx.y.
+     * Either reaches a rectangle of in other than in itself. */
+    size_t w = tile ? tile : 32, h = tile ? tile : (size_t)transpose_threads(s->id, p->block) / 32;
+    size_t reach[2][2] = {
+        {(cols + h - 1) / h * h, (rows + w - 1) / w * w}, /* rows, columns: the launch's */
+        {(cols + w - 1) / w * h, (rows + h - 1) / h * w}, /* the kernel's */
+    };
+    for (int g = 0; g < 2; g++)
+        if (written_only_within(p, b, m, reach[g][0], reach[g][1])) {
+            char rows_text[48] = "", cols_text[48] = "";
+            if (reach[g][0] < rows)
+                snprintf(rows_text, sizeof rows_text, "rows below %zu", reach[g][0]);
+            if (reach[g][1] < cols)
+                snprintf(cols_text, sizeof cols_text, "columns below %zu", reach[g][1]);
+            snprintf(hint, sizeof hint,
+                     "out was written only for in's %s%s%s: that is where a grid of swapped "
+                     "sides reaches, which on a square is everywhere. x must run along a row "
+                     "of in (its columns) and y down its rows, in the launch (gridDim.x from "
+                     "cols) and in the kernel (c from blockIdx.x, r from blockIdx.y) alike",
+                     rows_text, *rows_text && *cols_text ? " and " : "", cols_text);
+            return hint;
+        }
+    /* Only the last tiles along one edge of in wrong, cut short by it (with
+     * at least one whole tile, right, to compare them with): a bounds test
+     * that leaves out that side. */
+    size_t full_rows = rows / w * w, full_cols = cols / w * w;
+    size_t wrong_bottom = 0, wrong_right = 0, wrong_inside = 0;
     const float *want = b->host;
     for (size_t i = 0; i < p->n; i++) {
         size_t c = i / rows, r = i % rows; /* out[c][r] = in[r][c] */
-        bool wrong = memcmp(&got[i], &want[i], sizeof *got) != 0;
-        wrong_reached += wrong && c < reach_c && r < cols; /* reached by any block height */
-        right_unreached += !wrong && (c >= reach_c || r >= reach_r);
-        if (wrong && (r >= full_rows || c >= full_cols))
-            wrong_edge++;
-        else if (wrong)
-            wrong_inside++;
+        if (memcmp(&got[i], &want[i], sizeof *got) == 0)
+            continue;
+        wrong_bottom += r >= full_rows && c < full_cols;
+        wrong_right += c >= full_cols && r < full_rows;
+        wrong_inside += r < full_rows && c < full_cols;
     }
-    bool skewed = cols >= reach_c + 32 || rows >= reach_r + 64;
-    if (skewed && m->unwritten == m->count && !wrong_reached && !right_unreached)
-        return "out was written only where a grid of swapped sides reaches (in's columns below "
-               "rows, its rows below cols), which on a square is everywhere: blockIdx.x and "
-               "gridDim.x must run along a row of in (its columns), y down its rows";
-    /* (with at least one whole tile, right, to compare the edges with) */
-    if (wrong_edge && !wrong_inside && full_rows && full_cols &&
-        (full_rows < rows || full_cols < cols)) {
+    if (!wrong_inside && full_rows && full_cols && !wrong_bottom != !wrong_right) {
         snprintf(hint, sizeof hint,
-                 "only the last %zu-wide tiles, cut short by the matrix's edge, are wrong: a "
-                 "bounds test that checks one side only. The read needs r < rows and c < "
-                 "cols; the write, seen from out, the same two with rows and columns "
-                 "swapped",
-                 edge);
+                 "only the last %zu-wide tiles along in's %s edge (its %s from %zu on), cut "
+                 "short by it, are wrong: a bounds test that leaves out that side. The read "
+                 "needs r < rows and c < cols; the write, seen from out, the same two with "
+                 "rows and columns swapped",
+                 w, wrong_bottom ? "bottom" : "right", wrong_bottom ? "rows" : "columns",
+                 wrong_bottom ? full_rows : full_cols);
         return hint;
     }
     return NULL;
@@ -200,6 +229,7 @@ const struct lab transpose_lab = {
     .setup = transpose_setup,
     .reference = LAB_REFERENCE(transpose_reference),
     .hint = transpose_hint,
+    .moves_values = true,
     .facts = transpose_facts,
     .facts_size = sizeof transpose_facts[0],
     .grade_cases = transpose_grade_cases,
