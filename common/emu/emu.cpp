@@ -524,7 +524,6 @@ static void run_block_fibers(block_runner &r, uint3 b)
         f.index = {t % c.block.x, t / c.block.x % c.block.y, t / (c.block.x * c.block.y)};
         f.now = READY;
         f.polling = spin();
-        f.signal_word = nullptr;
     }
     r.barrier_sum = 0;
     r.stalled_since = 0;

@@ -90,10 +90,10 @@ struct fiber {
     calls in;               /* to name the kernel (access.cpp records them) */
     warp_call call;
     spin polling;
-    /* its last device access, if a signal's read (volatile or atomic): the
-     * word's history (history.cpp) and its writer as the read found it */
+    /* the history (history.cpp) of the word its last volatile read of
+     * device memory read, until the thread's next access: what the load
+     * returned is known only after it */
     void *signal_word;
-    unsigned long long signal_seen;
     ucontext_t start; /* used once, to enter the fiber's stack */
 };
 
@@ -225,6 +225,18 @@ void end_block_memory(block_runner &r); /* the block's stores join its arrays' c
  * per launch. */
 void start_launch(unsigned long long blocks);
 void note_fence(block_runner &r);
+/* Held by runtime.cpp over an atomic's change to device memory: the word's
+ * history changes with the value, in one step that no other block's atomic
+ * on the word comes between (the checks ran before, in note_atomic). */
+class atomic_order {
+    void *lock;
+
+  public:
+    atomic_order(const void *p, size_t size, const void *pc);
+    ~atomic_order();
+    atomic_order(const atomic_order &) = delete;
+    atomic_order &operator=(const atomic_order &) = delete;
+};
 /* ", last written by block (6, 0, 0) (scan.cu:40)", or that no block has
  * written it in this launch, or "" when its history is not kept */
 std::string last_writer(const block_runner &r, const char *p);

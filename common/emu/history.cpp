@@ -9,6 +9,13 @@
  * __threadfence(). A flag stored without that fence is reported when a
  * block reads the value it announced. Either stops the kernel at once.
  *
+ * What a read returned is known only after its load, and the compiler's
+ * call that tells this file of an access comes before it: a flag read
+ * teaches its block what the flag announced at the thread's next access,
+ * or before any report. Volatile and atomic stores change a word's history
+ * under a lock, an atomic together with its value, so a reader never sees
+ * one store's writer with another's counts, nor atomics out of their order.
+ *
  * A thread that reads one word through a volatile pointer (or an atomic)
  * again and again, unchanged, spins: it lets the other threads of its block
  * go on, and emu.cpp watches for blocks that can never move. */
@@ -16,6 +23,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <thread>
 
 namespace emu {
 
@@ -40,13 +48,17 @@ const unsigned long long SIGNALS = 1ull << 31, SEVERAL = 1ull << 30;
 static unsigned launch_stamp; /* this launch's; older stamps in a history are past launches' */
 static bool keeping_history;  /* off for a grid too large to name its blocks in 20 bits */
 
+static unsigned long long now() { return (unsigned long long)launch_stamp << 32; }
+static unsigned kind_of(unsigned long long write) { return write >> KIND_SHIFT & 3; }
+static unsigned thread_of(unsigned long long write) { return write >> THREAD_SHIFT & 1023; }
+
 /* What each block of the launch last stored with a volatile or atomic store
  * (a flag, a ticket): its __threadfence() calls by then, and where. */
 struct release {
     std::atomic<unsigned> fences;
     std::atomic<const void *> pc;
 };
-static release *releases;
+static release *latest_release;
 static unsigned long long releases_room;
 
 void start_launch(unsigned long long blocks)
@@ -56,13 +68,13 @@ void start_launch(unsigned long long blocks)
     if (!keeping_history)
         return;
     if (blocks > releases_room) {
-        delete[] releases;
+        delete[] latest_release;
         releases_room = std::max(blocks, 2 * releases_room);
-        releases = new release[releases_room];
+        latest_release = new release[releases_room];
     }
     for (unsigned long long b = 0; b < blocks; b++) {
-        releases[b].fences.store(0, std::memory_order_relaxed);
-        releases[b].pc.store(nullptr, std::memory_order_relaxed);
+        latest_release[b].fences.store(0, std::memory_order_relaxed);
+        latest_release[b].pc.store(nullptr, std::memory_order_relaxed);
     }
 }
 
@@ -75,7 +87,33 @@ void start_block_history(block_runner &r)
     r.stores = 0;
     r.synchronised = false;
     r.acquired.clear();
+    for (unsigned t = 0; t < r.threads; t++)
+        r.fibers[t].signal_word = nullptr;
 }
+
+/* ---- the locks of volatile and atomic stores ---- */
+
+/* A word's history takes one of these, by its address, while a volatile or
+ * atomic store changes it or a flag's read learns from it. A holder never
+ * waits for anything else, and holds it for a few dozen instructions. */
+const unsigned SIGNAL_LOCKS = 4096;
+static std::atomic<bool> signal_locks[SIGNAL_LOCKS];
+
+static std::atomic<bool> &lock_of(const word_history &h)
+{
+    return signal_locks[(size_t)&h / sizeof h % SIGNAL_LOCKS];
+}
+
+static void take(std::atomic<bool> &l)
+{
+    for (unsigned tries = 0; l.exchange(true, std::memory_order_acquire); tries++)
+        if (tries > 100) /* its holder's worker lost its core */
+            std::this_thread::yield();
+}
+
+static void give(std::atomic<bool> &l) { l.store(false, std::memory_order_release); }
+
+/* ---- what a block learns ---- */
 
 /* "out[12]", the element of the array last seen at p */
 static std::string element_name(const block_runner &r, const char *p)
@@ -83,56 +121,92 @@ static std::string element_name(const block_runner &r, const char *p)
     return target(*r.seen, p, r.seen->name.empty() ? 4 : r.seen->element);
 }
 
+/* A thread read a signal (volatile or atomic) that `write` records: its
+ * block learns what the store announced, if another block made it. */
+static void learn(block_runner &r, unsigned long long write, unsigned fences, unsigned stores,
+                  const void *pc)
+{
+    if ((write & STAMP_BITS) != now() || kind_of(write) == PLAIN ||
+        (write & BLOCK_BITS) == r.block_id)
+        return;
+    acquisition &a = r.acquired[write & BLOCK_BITS];
+    if (stores > a.stores)
+        a = {fences, stores, pc};
+    r.synchronised = true;
+}
+
+/* Thread t's last volatile read has loaded by now: the word's history says
+ * who stored what it read (or stored since, which teaches no less). */
+static void learn_from_read(block_runner &r, unsigned t)
+{
+    fiber &f = r.fibers[t];
+    const word_history &h = *(const word_history *)f.signal_word;
+    f.signal_word = nullptr;
+    std::atomic<bool> &l = lock_of(h);
+    take(l);
+    unsigned long long write = h.write;
+    unsigned fences = h.write_fences, stores = h.write_stores;
+    const void *pc = h.write_pc;
+    give(l);
+    learn(r, write, fences, stores, pc);
+}
+
+/* Before a report: every thread of the block learns from its last flag. */
+static void learn_from_reads(block_runner &r)
+{
+    for (unsigned t = 0; t < r.threads; t++)
+        if (r.fibers[t].signal_word)
+            learn_from_read(r, t);
+}
+
+/* ---- between blocks ---- */
+
 static const char *const FIX =
     " Blocks run in no order a kernel can count on, at once or one after another, so the "
     "result depends on timing. Where blocks combine values into one word, make every update "
     "of it an atomic (atomicAdd, atomicMax...); otherwise give each word one writer, or use "
     "what one block wrote only in a later kernel launch";
 
-static void acquire(block_runner &r, const word_history &h);
-
-/* The thread's last access read a flag, and the writer's store to it landed
- * between the check of that read (which runs before the load) and the load
- * itself: the history still showed the flag unset, the load saw it set. The
- * read learnt of the store: acquire it now. Without this a correct chain
- * was reported as a race, on a timing that struck once in some thirty runs. */
-static bool acquire_late(block_runner &r, unsigned long long writer, const word_history *signal)
-{
-    if (!signal)
-        return false;
-    unsigned long long now = (unsigned long long)launch_stamp << 32, w = signal->write;
-    bool landed = w != r.fibers[r.current].signal_seen && (w & STAMP_BITS) == now &&
-                  (w & BLOCK_BITS) == writer && (w >> KIND_SHIFT & 3) != PLAIN;
-    if (landed)
-        acquire(r, *signal);
-    return landed;
-}
-
-/* A word that another block wrote plainly in this launch: this access
- * needs to have learnt of that store through a flag (or an atomic) that the
- * writer stored after a __threadfence(). Reports and stops if it has not. */
-static void check_order(block_runner &r, const word_history &h, const char *p, bool write,
-                        access_kind kind, const void *pc, const word_history *signal)
+/* Whether this block may have learnt of the store h records, from another
+ * block: through a flag the writer stored after a __threadfence() following
+ * it, read here or by a block this one learnt from. */
+static bool learnt_of(const block_runner &r, const word_history &h, bool write)
 {
     unsigned long long writer = h.write & BLOCK_BITS;
     auto learnt = r.acquired.find(writer);
-    if ((learnt == r.acquired.end() || learnt->second.stores <= h.write_stores) &&
-        acquire_late(r, writer, signal))
-        learnt = r.acquired.find(writer);
     if (learnt != r.acquired.end() && learnt->second.stores > h.write_stores) {
         if (learnt->second.fences > h.write_fences)
-            return;
+            return true;
         if (!write)
-            stop_kernel(where(r.current, pc) + " reads " + element_name(r, p) + at_line(pc) +
-                               ", which " + block_name(r.config.grid, writer) + " wrote" + at_line(h.write_pc) +
-                               " and then announced with the store" + at_line(learnt->second.pc) +
-                               ", with no __threadfence() between the two stores. A GPU may let "
-                               "other blocks see the flag before the value, so this block can "
-                               "see the flag and still read the old value: put __threadfence() "
-                               "between the value's store and the flag's");
+            return false; /* announced unfenced: reported as such */
     }
-    if (r.synchronised && releases[writer].fences.load(std::memory_order_relaxed) > h.write_fences)
-        return; /* fenced, then signalled: this block may have learnt of it through a chain */
+    return r.synchronised &&
+           latest_release[writer].fences.load(std::memory_order_relaxed) > h.write_fences;
+}
+
+/* A word that another block wrote plainly in this launch (or a flag, now
+ * written plainly): this access needs to have learnt of that store through
+ * a flag (or an atomic) that the writer stored after a __threadfence().
+ * Reports and stops if it has not. */
+static void check_order(block_runner &r, const word_history &h, const char *p, bool write,
+                        access_kind kind, const void *pc)
+{
+    if (learnt_of(r, h, write))
+        return;
+    learn_from_reads(r);
+    if (learnt_of(r, h, write))
+        return;
+    unsigned long long writer = h.write & BLOCK_BITS;
+    auto learnt = r.acquired.find(writer);
+    if (!write && learnt != r.acquired.end() && learnt->second.stores > h.write_stores)
+        stop_kernel(where(r.current, pc) + " reads " + element_name(r, p) + at_line(pc) +
+                    ", which " + block_name(r.config.grid, writer) + " wrote" +
+                    at_line(h.write_pc) + " and then announced with the store" +
+                    at_line(learnt->second.pc) +
+                    ", with no __threadfence() between the two stores. A GPU may let "
+                    "other blocks see the flag before the value, so this block can "
+                    "see the flag and still read the old value: put __threadfence() "
+                    "between the value's store and the flag's");
     if (!write && kind != PLAIN)
         return; /* a flag read before the flag was stored as one: not a race to report */
     std::string it = where(r.current, pc) + ": ";
@@ -141,7 +215,7 @@ static void check_order(block_runner &r, const word_history &h, const char *p, b
                      ((h.read & BLOCK_BITS) == r.block_id || (h.read & SEVERAL));
     if (write && kind == PLAIN && pc == h.write_pc && !read_here) { /* a store, not an update */
         /* the same thread of two blocks: the index leaves some of the block's place out */
-        bool same_thread = (h.write >> THREAD_SHIFT & 1023) == r.current;
+        bool same_thread = thread_of(h.write) == r.current;
         stop_kernel(it + "two blocks write " + element_name(r, p) + at_line(pc) + ": " +
                            block_name(r.config.grid, writer) + " wrote it from the same line in this launch" +
                            (same_thread ? ", from the same thread" : "") +
@@ -158,13 +232,17 @@ static void check_order(block_runner &r, const word_history &h, const char *p, b
                        " wrote" + at_line(h.write_pc) + " in this same launch." + FIX);
 }
 
-/* A word that other blocks read in this launch, now written. */
+/* A word that other blocks read in this launch, now written: this block
+ * must have learnt from another. */
 static void check_readers(block_runner &r, const word_history &h, const char *p, access_kind kind,
                           const void *pc)
 {
     unsigned long long reader = h.read & BLOCK_BITS;
     bool others = reader != r.block_id || (h.read & SEVERAL);
     if (!others || ((h.read & SIGNALS) && kind != PLAIN) || r.synchronised)
+        return;
+    learn_from_reads(r);
+    if (r.synchronised)
         return;
     std::string who = reader != r.block_id ? block_name(r.config.grid, reader) : "another block";
     stop_kernel(where(r.current, pc) + ": a race on global memory between blocks. This thread " +
@@ -174,52 +252,59 @@ static void check_readers(block_runner &r, const word_history &h, const char *p,
                        "or the new one depends on timing." + FIX);
 }
 
-/* This block learnt of what `writer` stored before its flag (or atomic). */
-static void acquire(block_runner &r, const word_history &h)
+/* ---- each access ---- */
+
+/* This block's store, of any kind, into h. */
+static void write_history(block_runner &r, word_history &h, access_kind kind, const void *pc)
 {
-    acquisition &a = r.acquired[h.write & BLOCK_BITS];
-    if (h.write_stores > a.stores)
-        a = {h.write_fences, h.write_stores, h.write_pc};
-    r.synchronised = true;
+    h.write = now() | (unsigned long long)kind << KIND_SHIFT |
+              (unsigned long long)r.current << THREAD_SHIFT | r.block_id;
+    h.write_pc = pc;
+    h.write_fences = r.fences;
+    h.write_stores = ++r.stores;
+}
+
+/* A volatile or atomic store into h: other blocks may learn from it. */
+static void write_release(block_runner &r, word_history &h, access_kind kind, const void *pc)
+{
+    write_history(r, h, kind, pc);
+    release &l = latest_release[r.block_id];
+    l.fences.store(r.fences, std::memory_order_relaxed);
+    l.pc.store(pc, std::memory_order_relaxed);
 }
 
 static void note_word(block_runner &r, word_history &h, const char *p, bool write, access_kind kind,
-                      const void *pc, const word_history *signal)
+                      const void *pc)
 {
-    unsigned long long now = (unsigned long long)launch_stamp << 32, me = r.block_id;
-    if ((h.write & STAMP_BITS) == now && (h.write & BLOCK_BITS) != me) {
-        bool flag = (h.write >> KIND_SHIFT & 3) != PLAIN;
-        if (flag && kind != PLAIN) {
-            if (!write || kind == ATOMIC)
-                acquire(r, h);
-        } else if (!(flag && !write)) {
-            check_order(r, h, p, write, kind, pc, signal);
-        }
+    unsigned long long me = r.block_id;
+    if ((h.write & STAMP_BITS) == now() && (h.write & BLOCK_BITS) != me) {
+        bool flag = kind_of(h.write) != PLAIN;
+        if (!flag || (write && kind == PLAIN))
+            check_order(r, h, p, write, kind, pc);
     }
     if (!write) {
         unsigned long long signal = kind != PLAIN ? SIGNALS : 0, next;
-        if ((h.read & STAMP_BITS) != now) {
-            next = now | signal | me;
+        if ((h.read & STAMP_BITS) != now()) {
+            next = now() | signal | me;
             h.read_pc = pc;
         } else { /* the first reader stays named; a plain read clears SIGNALS */
             unsigned long long first = h.read & BLOCK_BITS;
-            next = now | (h.read & signal) | (h.read & SEVERAL) | (first != me ? SEVERAL : 0) | first;
+            next = now() | (h.read & signal) | (h.read & SEVERAL) | (first != me ? SEVERAL : 0) | first;
         }
         if (h.read != next) /* most reads change nothing: no store, no cache line dirtied */
             h.read = next;
         return;
     }
-    if ((h.read & STAMP_BITS) == now)
+    if ((h.read & STAMP_BITS) == now())
         check_readers(r, h, p, kind, pc);
-    h.write = now | (unsigned long long)kind << KIND_SHIFT |
-              (unsigned long long)r.current << THREAD_SHIFT | me;
-    h.write_pc = pc;
-    h.write_fences = r.fences;
-    h.write_stores = ++r.stores;
-    if (kind != PLAIN) {
-        releases[me].fences.store(r.fences, std::memory_order_relaxed);
-        releases[me].pc.store(pc, std::memory_order_relaxed);
-    }
+    if (kind == PLAIN) {
+        write_history(r, h, kind, pc);
+    } else if (kind == VOLATILE) {
+        std::atomic<bool> &l = lock_of(h);
+        take(l);
+        write_release(r, h, kind, pc);
+        give(l);
+    } /* an atomic's, with its change: atomic_order */
 }
 
 std::string last_writer(const block_runner &r, const char *p)
@@ -228,7 +313,7 @@ std::string last_writer(const block_runner &r, const char *p)
     if (!a || !a->history || !keeping_history)
         return "";
     const word_history &h = a->history[(size_t)(p - a->begin) / 4];
-    if ((h.write & STAMP_BITS) != (unsigned long long)launch_stamp << 32)
+    if ((h.write & STAMP_BITS) != now())
         return ", which no block has written in this launch";
     return ", last written by " + block_name(r.config.grid, h.write & BLOCK_BITS) + at_line(h.write_pc);
 }
@@ -259,22 +344,50 @@ void note_device(block_runner &r, const char *p, size_t size, bool write, access
 {
     if (write)
         r.seen_writes += size;
-    if (write && kind != ATOMIC)
-        r.fibers[r.current].polling.polls = 0; /* it does more than wait */
     fiber &f = r.fibers[r.current];
-    const word_history *signal = (const word_history *)f.signal_word;
-    f.signal_word = nullptr;
+    if (write && kind != ATOMIC)
+        f.polling.polls = 0; /* it does more than wait */
+    if (f.signal_word)
+        learn_from_read(r, r.current);
     if (keeping_history && r.seen_history) {
         size_t first = (size_t)(p - r.seen->begin) / 4, last = (size_t)(p + size - 1 - r.seen->begin) / 4;
         for (size_t w = first; w <= last; w++)
-            note_word(r, r.seen_history[w], p, write, kind, pc, signal);
-        if (!write && kind != PLAIN) { /* as this check found it, before the load */
+            note_word(r, r.seen_history[w], p, write, kind, pc);
+        if (!write && kind == VOLATILE)
             f.signal_word = &r.seen_history[first];
-            f.signal_seen = r.seen_history[first].write;
-        }
     }
     if (kind == VOLATILE ? !write : kind == ATOMIC) /* an atomicCAS that fails, again and again, spins */
         poll(r, p, size, pc);
+}
+
+/* note_atomic has checked the atomic: now it learns from the word's last
+ * store, and takes its place, while the lock keeps other atomics out until
+ * the change is made. */
+atomic_order::atomic_order(const void *at, size_t size, const void *pc) : lock(nullptr)
+{
+    block_runner *r = runner;
+    const char *p = (const char *)at;
+    if (!r || !keeping_history || !is_device(p))
+        return;
+    const allocation *a = r->seen; /* unless its spin let other threads see other arrays */
+    if (!a || p < a->begin || p >= a->begin + a->bytes)
+        a = allocation_at(p);
+    if (!a || !a->history)
+        return;
+    word_history *h = a->history + (size_t)(p - a->begin) / 4;
+    std::atomic<bool> &l = lock_of(*h);
+    take(l);
+    lock = &l;
+    for (size_t w = 0; w < (size + 3) / 4; w++) {
+        learn(*r, h[w].write, h[w].write_fences, h[w].write_stores, h[w].write_pc);
+        write_release(*r, h[w], ATOMIC, pc);
+    }
+}
+
+atomic_order::~atomic_order()
+{
+    if (lock)
+        give(*(std::atomic<bool> *)lock);
 }
 
 } // namespace emu

@@ -198,12 +198,14 @@ cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t stop)
 }
 cudaError_t cudaEventDestroy(cudaEvent_t e) { delete e; return cudaSuccess; }
 
-/* ---- atomics: each tells the race detector, then does the CPU's atomic ---- */
+/* ---- atomics: each tells the race detector, then does the CPU's atomic,
+ *      in the order of its word's history (atomic_order) ---- */
 
 /* Replace *p by change(*p) atomically; returns the old value. */
 template <typename T, typename F> static T update(T *p, F change, const void *pc)
 {
     note_atomic(p, sizeof *p, pc);
+    atomic_order in_order(p, sizeof *p, pc);
     T old, next;
     __atomic_load(p, &old, __ATOMIC_RELAXED);
     do
@@ -245,6 +247,7 @@ ATOMIC(unsigned, atomicInc, old >= v ? 0 : old + 1)
 template <typename T> static T exchange(T *p, T v, const void *pc)
 {
     note_atomic(p, sizeof *p, pc);
+    atomic_order in_order(p, sizeof *p, pc);
     T old;
     __atomic_exchange(p, &v, &old, __ATOMIC_SEQ_CST);
     return old;

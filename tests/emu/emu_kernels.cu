@@ -899,6 +899,103 @@ const char *emu_start_order(int *out, int blocks, unsigned long long seed)
     return finish_ints(out, d, blocks);
 }
 
+/* Each block stores its value, then takes a ticket after a __threadfence();
+ * the block with the last ticket adds up every block's value, its threads
+ * each a share. */
+__global__ void last_block_sum(int *sum, int *partial, unsigned *count)
+{
+    __shared__ bool last;
+    if (threadIdx.x == 0) {
+        partial[blockIdx.x] = (int)blockIdx.x + 1;
+        __threadfence();
+        last = atomicInc(count, gridDim.x - 1) == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (!last)
+        return;
+    int share = 0;
+    for (unsigned b = threadIdx.x; b < gridDim.x; b += blockDim.x)
+        share += partial[b];
+    atomicAdd(sum, share);
+}
+
+const char *emu_last_block_sum(int *sum, int blocks)
+{
+    int *d_sum = to_device(NULL, 1), *partial = to_device(NULL, blocks);
+    unsigned *count;
+    CUDA_CHECK(cudaMalloc(&count, sizeof *count));
+    CUDA_CHECK(cudaMemset(count, 0, sizeof *count));
+    last_block_sum<<<blocks, 64>>>(d_sum, partial, count);
+    CUDA_CHECK(cudaFree(partial));
+    CUDA_CHECK(cudaFree(count));
+    return finish_ints(sum, d_sum, 1);
+}
+
+/* Blocks take tickets in pairs: the first of a pair reads a slot, then says
+ * so with a flag after a __threadfence(); the second waits for the flag,
+ * then writes the slot anew. */
+__global__ void hand_over(int *slot, volatile int *flag, int *out, unsigned *ticket)
+{
+    if (threadIdx.x != 0)
+        return;
+    unsigned t = atomicAdd(ticket, 1u), pair = t / 2;
+    if (t % 2 == 0) {
+        out[pair] = slot[pair];
+        __threadfence();
+        flag[pair] = 1;
+        return;
+    }
+    while (flag[pair] == 0)
+        ;
+    slot[pair] = -1;
+}
+
+const char *emu_hand_over(int *out, int pairs)
+{
+    for (int k = 0; k < pairs; k++)
+        out[k] = k + 1;
+    int *slot = to_device(out, pairs), *flag = to_device(NULL, pairs), *d = to_device(NULL, pairs);
+    unsigned *ticket;
+    CUDA_CHECK(cudaMalloc(&ticket, sizeof *ticket));
+    CUDA_CHECK(cudaMemset(ticket, 0, sizeof *ticket));
+    hand_over<<<2 * pairs, 32>>>(slot, flag, d, ticket);
+    CUDA_CHECK(cudaFree(slot));
+    CUDA_CHECK(cudaFree(flag));
+    CUDA_CHECK(cudaFree(ticket));
+    return finish_ints(out, d, pairs);
+}
+
+/* Fibonacci numbers in a chain of blocks: the block with ticket k waits for
+ * the flag of k - 1, then adds the values of k - 1 and k - 2. It learnt of
+ * the value of k - 2 from block k - 1, which waited for its flag. */
+__global__ void fibonacci_chain(int *value, volatile int *flag, unsigned *ticket)
+{
+    if (threadIdx.x != 0)
+        return;
+    unsigned k = atomicAdd(ticket, 1u);
+    int v = 1;
+    if (k > 0) {
+        while (flag[k - 1] == 0)
+            ;
+        v = value[k - 1] + (k > 1 ? value[k - 2] : 0);
+    }
+    value[k] = v;
+    __threadfence();
+    flag[k] = 1;
+}
+
+const char *emu_fibonacci_chain(int *out, int blocks)
+{
+    int *value = to_device(NULL, blocks), *flag = to_device(NULL, blocks);
+    unsigned *ticket;
+    CUDA_CHECK(cudaMalloc(&ticket, sizeof *ticket));
+    CUDA_CHECK(cudaMemset(ticket, 0, sizeof *ticket));
+    fibonacci_chain<<<blocks, 32>>>(value, flag, ticket);
+    CUDA_CHECK(cudaFree(flag));
+    CUDA_CHECK(cudaFree(ticket));
+    return finish_ints(out, value, blocks);
+}
+
 /* ---- bounds of __shared__ arrays -------------------------------------------------- */
 
 /* A block's 64 values through a padded array: one pad word after every

@@ -684,6 +684,44 @@ Test(emu, names_a_flag_stored_without_a_fence_after_its_value, TIMEOUT)
                                          "no __threadfence() between the two stores", NULL});
 }
 
+/* A pair's reader copies the value its writer published: k + 1 for pair k. */
+static void expect_pairs_copied(const int *out, int pairs)
+{
+    for (int k = 0; k < pairs; k++)
+        cr_assert_eq(out[k], k + 1, "pair %d copied %d, expected %d", k, out[k], k + 1);
+}
+
+/* Correct code that a check once reported when a worker lost its core at the
+ * wrong moment: the last ticket taken by the block that checked its atomic
+ * first; a word written after its reader's flag, seen at the poll's check
+ * but not yet at its load; a value that a block learnt of through another
+ * block's flag. */
+Test(emu, passes_a_last_block_that_adds_what_every_block_stored_before_its_ticket, TIMEOUT)
+{
+    enum { BLOCKS = 300 };
+    int sum = 0;
+    expect_success(emu_last_block_sum(&sum, BLOCKS));
+    cr_assert_eq(sum, BLOCKS * (BLOCKS + 1) / 2, "sum = %d, expected %d", sum,
+                 BLOCKS * (BLOCKS + 1) / 2);
+}
+
+Test(emu, passes_a_word_written_after_its_reader_announced_the_read, TIMEOUT)
+{
+    enum { PAIRS = 150 };
+    int out[PAIRS];
+    expect_success(emu_hand_over(out, PAIRS));
+    expect_pairs_copied(out, PAIRS);
+}
+
+Test(emu, passes_a_chain_whose_blocks_read_two_blocks_back, TIMEOUT)
+{
+    enum { BLOCKS = 40 };
+    int out[BLOCKS];
+    expect_success(emu_fibonacci_chain(out, BLOCKS));
+    for (int k = 0, a = 1, b = 1; k < BLOCKS; k++, b = a + b, a = b - a)
+        cr_assert_eq(out[k], a, "value[%d] = %d, expected %d", k, out[k], a);
+}
+
 Test(emu, starts_blocks_in_an_order_the_seed_scrambles, TIMEOUT)
 {
     enum { BLOCKS = 500 };
