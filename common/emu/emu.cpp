@@ -862,14 +862,20 @@ int __syncthreads_and(int predicate) { return barrier(predicate, PC) == (int)run
 int __syncthreads_or(int predicate) { return barrier(predicate, PC) != 0; }
 
 /* The CPU's own order is stronger than the GPU's; a full fence is the most a
- * kernel can ask for. */
+ * kernel can ask for. The history tells the two apart: a block's fence
+ * orders nothing that another block sees. */
 void __threadfence()
 {
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     if (runner)
         note_fence(*runner);
 }
-void __threadfence_block() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+void __threadfence_block()
+{
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    if (runner)
+        note_block_fence(*runner, PC);
+}
 
 /* ---- warp-wide ------------------------------------------------------------- */
 

@@ -175,6 +175,9 @@ struct block_runner {
     unsigned stores;      /* stores to device memory by its threads */
     bool synchronised;    /* it has read a flag or made an atomic that another block wrote */
     std::unordered_map<unsigned long long, acquisition> acquired; /* by block */
+    /* its latest __threadfence_block(): the stores made before it, and where */
+    unsigned block_fenced;
+    const void *block_fence_pc;
     double stalled_since; /* when all its runnable threads began to spin, or 0 */
 };
 extern thread_local block_runner *runner; /* null outside kernels */
@@ -225,6 +228,7 @@ void end_block_memory(block_runner &r); /* the block's stores join its arrays' c
  * per launch. */
 void start_launch(unsigned long long blocks);
 void note_fence(block_runner &r);
+void note_block_fence(block_runner &r, const void *pc); /* __threadfence_block() */
 /* Held by runtime.cpp over an atomic's change to device memory: the word's
  * history changes with the value, in one step that no other block's atomic
  * on the word comes between (the checks ran before, in note_atomic). */

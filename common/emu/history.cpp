@@ -6,8 +6,9 @@
  * block reading or writing a word that another wrote (or read) races,
  * unless both accesses signal (volatile or atomic: flags, tickets) or the
  * reader learnt of the write through a flag the writer stored after a
- * __threadfence(). A flag stored without that fence is reported when a
- * block reads the value it announced. Either stops the kernel at once.
+ * __threadfence(). A flag stored without that fence (or with only a
+ * __threadfence_block(), which orders nothing other blocks see) is reported
+ * when a block reads the value it announced. Either stops the kernel at once.
  *
  * What a read returned is known only after its load, and the compiler's
  * call that tells this file of an access comes before it: a flag read
@@ -53,10 +54,11 @@ static unsigned kind_of(unsigned long long write) { return write >> KIND_SHIFT &
 static unsigned thread_of(unsigned long long write) { return write >> THREAD_SHIFT & 1023; }
 
 /* What each block of the launch last stored with a volatile or atomic store
- * (a flag, a ticket): its __threadfence() calls by then, and where. */
+ * (a flag, a ticket): its __threadfence() calls by then, the stores before
+ * its latest __threadfence_block() then, and where. Each count only grows. */
 struct release {
-    std::atomic<unsigned> fences;
-    std::atomic<const void *> pc;
+    std::atomic<unsigned> fences, block_fenced;
+    std::atomic<const void *> pc, block_fence_pc;
 };
 static release *latest_release;
 static unsigned long long releases_room;
@@ -73,12 +75,21 @@ void start_launch(unsigned long long blocks)
         latest_release = new release[releases_room];
     }
     for (unsigned long long b = 0; b < blocks; b++) {
-        latest_release[b].fences.store(0, std::memory_order_relaxed);
-        latest_release[b].pc.store(nullptr, std::memory_order_relaxed);
+        release &l = latest_release[b];
+        for (std::atomic<unsigned> *n : {&l.fences, &l.block_fenced})
+            n->store(0, std::memory_order_relaxed);
+        l.pc.store(nullptr, std::memory_order_relaxed);
+        l.block_fence_pc.store(nullptr, std::memory_order_relaxed);
     }
 }
 
 void note_fence(block_runner &r) { r.fences++; }
+
+void note_block_fence(block_runner &r, const void *pc)
+{
+    r.block_fenced = r.stores;
+    r.block_fence_pc = pc;
+}
 
 /* A new block has stored nothing and learnt nothing from other blocks. */
 void start_block_history(block_runner &r)
@@ -87,6 +98,8 @@ void start_block_history(block_runner &r)
     r.stores = 0;
     r.synchronised = false;
     r.acquired.clear();
+    r.block_fenced = 0;
+    r.block_fence_pc = nullptr;
     for (unsigned t = 0; t < r.threads; t++)
         r.fibers[t].signal_word = nullptr;
 }
@@ -167,6 +180,10 @@ static const char *const FIX =
     "of it an atomic (atomicAdd, atomicMax...); otherwise give each word one writer, or use "
     "what one block wrote only in a later kernel launch";
 
+static const char *const PUBLISH =
+    " A GPU may let other blocks see the flag before the value, so a block can see the flag "
+    "and still read the old value: store the value, then __threadfence(), then the flag";
+
 /* Whether this block may have learnt of the store h records, from another
  * block: through a flag the writer stored after a __threadfence() following
  * it, read here or by a block this one learnt from. */
@@ -184,6 +201,27 @@ static bool learnt_of(const block_runner &r, const word_history &h, bool write)
            latest_release[writer].fences.load(std::memory_order_relaxed) > h.write_fences;
 }
 
+/* This block learnt of the value h records through the flag `a`, stored
+ * after it with no __threadfence() between; perhaps a __threadfence_block(). */
+[[noreturn]] static void report_unfenced(const block_runner &r, const word_history &h,
+                                         const char *p, const void *pc, const acquisition &a)
+{
+    unsigned long long writer = h.write & BLOCK_BITS;
+    const release &l = latest_release[writer];
+    unsigned block_fenced = l.block_fenced.load(std::memory_order_relaxed);
+    std::string it = where(r.current, pc) + " reads " + element_name(r, p) + at_line(pc) +
+                     ", which " + block_name(r.config.grid, writer) + " wrote" +
+                     at_line(h.write_pc) + " and then announced with the store" + at_line(a.pc);
+    if (block_fenced >= h.write_stores && block_fenced < a.stores)
+        stop_kernel(it + ", with only __threadfence_block()" +
+                    at_line(l.block_fence_pc.load(std::memory_order_relaxed)) +
+                    " between the two stores. __threadfence_block() orders a thread's stores "
+                    "only as the threads of its own block see them; another block can still "
+                    "see the flag before the value: use __threadfence(), which orders them "
+                    "for the whole device");
+    stop_kernel(it + ", with no __threadfence() between the two stores." + PUBLISH);
+}
+
 /* A word that another block wrote plainly in this launch (or a flag, now
  * written plainly): this access needs to have learnt of that store through
  * a flag (or an atomic) that the writer stored after a __threadfence().
@@ -199,14 +237,7 @@ static void check_order(block_runner &r, const word_history &h, const char *p, b
     unsigned long long writer = h.write & BLOCK_BITS;
     auto learnt = r.acquired.find(writer);
     if (!write && learnt != r.acquired.end() && learnt->second.stores > h.write_stores)
-        stop_kernel(where(r.current, pc) + " reads " + element_name(r, p) + at_line(pc) +
-                    ", which " + block_name(r.config.grid, writer) + " wrote" +
-                    at_line(h.write_pc) + " and then announced with the store" +
-                    at_line(learnt->second.pc) +
-                    ", with no __threadfence() between the two stores. A GPU may let "
-                    "other blocks see the flag before the value, so this block can "
-                    "see the flag and still read the old value: put __threadfence() "
-                    "between the value's store and the flag's");
+        report_unfenced(r, h, p, pc, learnt->second);
     if (!write && kind != PLAIN)
         return; /* a flag read before the flag was stored as one: not a race to report */
     std::string it = where(r.current, pc) + ": ";
@@ -270,7 +301,9 @@ static void write_release(block_runner &r, word_history &h, access_kind kind, co
     write_history(r, h, kind, pc);
     release &l = latest_release[r.block_id];
     l.fences.store(r.fences, std::memory_order_relaxed);
+    l.block_fenced.store(r.block_fenced, std::memory_order_relaxed);
     l.pc.store(pc, std::memory_order_relaxed);
+    l.block_fence_pc.store(r.block_fence_pc, std::memory_order_relaxed);
 }
 
 static void note_word(block_runner &r, word_history &h, const char *p, bool write, access_kind kind,

@@ -899,6 +899,57 @@ const char *emu_start_order(int *out, int blocks, unsigned long long seed)
     return finish_ints(out, d, blocks);
 }
 
+/* Blocks take tickets in pairs: the first of a pair publishes a value, the
+ * second waits for its flag, then copies the value. Planted: 1 stores the
+ * flag before the value, 2 no __threadfence() between them, 3 only a
+ * __threadfence_block(). Correct too: 4 publishes through atomics; 5 stores,
+ * after its flag, a value that no other block reads. */
+__global__ void publish_pairs(int *value, int *flag, int *out, unsigned *ticket, int planted)
+{
+    if (threadIdx.x != 0)
+        return;
+    unsigned t = atomicAdd(ticket, 1u), pair = t / 2;
+    volatile int *seen = flag;
+    if (t % 2 == 1) {
+        while (planted == 4 ? atomicOr(&flag[pair], 0) == 0 : seen[pair] == 0)
+            ;
+        out[pair] = value[pair]; /* LINE: read the pair's value */
+        return;
+    }
+    int v = (int)pair + 1;
+    if (planted == 1) {
+        seen[pair] = 1;  /* LINE: store the flag before the value */
+        value[pair] = v; /* LINE: store the value after its flag */
+        return;
+    }
+    value[pair] = v; /* LINE: store the pair's value */
+    if (planted == 3)
+        __threadfence_block(); /* LINE: fence only the block */
+    else if (planted != 2)
+        __threadfence();
+    if (planted == 4)
+        atomicExch(&flag[pair], 1);
+    else
+        seen[pair] = 1; /* LINE: store the pair's flag */
+    if (planted == 5)
+        out[gridDim.x / 2 + pair] = v;
+}
+
+const char *emu_publish_pairs(int *out, int pairs, int planted)
+{
+    int *value = named("value", pairs), *flag = named("flag", pairs), *d = to_device(NULL, 2 * pairs);
+    unsigned *ticket;
+    CUDA_CHECK(cudaMalloc(&ticket, sizeof *ticket));
+    CUDA_CHECK(cudaMemset(ticket, 0, sizeof *ticket));
+    publish_pairs<<<2 * pairs, 32>>>(value, flag, d, ticket, planted);
+    const char *error = kept(finish());
+    finish_ints(out, d, pairs);
+    free_named(flag);
+    free_named(value);
+    CUDA_CHECK(cudaFree(ticket));
+    return error;
+}
+
 /* Each block stores its value, then takes a ticket after a __threadfence();
  * the block with the last ticket adds up every block's value, its threads
  * each a share. */

@@ -79,6 +79,8 @@ const char *emu_chain_planted(int *out, int blocks, int planted);
 const char *emu_start_order(int *out, int blocks, unsigned long long seed);
 const char *emu_padded_copy(int *out, const int *in, int blocks, int planted);
 const char *emu_wait_for_neighbour(int *out, int planted);
+/* out[k]: what the reader of pair k copied */
+const char *emu_publish_pairs(int *out, int pairs, int planted);
 const char *emu_last_block_sum(int *sum, int blocks);
 /* out[k]: what the first of pair k read before the second wrote */
 const char *emu_hand_over(int *out, int pairs);

@@ -691,6 +691,43 @@ static void expect_pairs_copied(const int *out, int pairs)
         cr_assert_eq(out[k], k + 1, "pair %d copied %d, expected %d", k, out[k], k + 1);
 }
 
+Test(emu, passes_values_published_after_a_fence_through_flags_or_atomics, TIMEOUT)
+{
+    enum { PAIRS = 150 };
+    int out[PAIRS];
+    for (int planted = 0; planted <= 5; planted += planted == 0 ? 4 : 1) {
+        expect_success(emu_publish_pairs(out, PAIRS, planted));
+        expect_pairs_copied(out, PAIRS);
+    }
+}
+
+Test(emu, names_a_flag_published_without_a_fence_whatever_the_order_of_blocks, TIMEOUT)
+{
+    enum { PAIRS = 150 };
+    int out[PAIRS];
+    char wrote[200];
+    snprintf(wrote, sizeof wrote, "wrote %s and then announced with the store %s",
+             at_line("store the pair's value"), at_line("store the pair's flag"));
+    expect_error_saying(emu_publish_pairs(out, PAIRS, 2),
+                        (const char *[]){"kernel publish_pairs, block (", "reads value[",
+                                         at_line("read the pair's value"), wrote,
+                                         "no __threadfence() between the two stores", NULL});
+}
+
+Test(emu, names_a_threadfence_block_that_orders_a_flag_for_its_block_alone, TIMEOUT)
+{
+    enum { PAIRS = 150 };
+    int out[PAIRS];
+    char fence[200];
+    snprintf(fence, sizeof fence, "only __threadfence_block() %s between the two stores",
+             at_line("fence only the block"));
+    expect_error_saying(emu_publish_pairs(out, PAIRS, 3),
+                        (const char *[]){"kernel publish_pairs, block (", "reads value[",
+                                         at_line("store the pair's flag"), fence,
+                                         "another block can still see the flag before the value",
+                                         "use __threadfence()", NULL});
+}
+
 /* Correct code that a check once reported when a worker lost its core at the
  * wrong moment: the last ticket taken by the block that checked its atomic
  * first; a word written after its reader's flag, seen at the poll's check
