@@ -16,9 +16,9 @@
  *
  * Faithful: indexing, bounds, which elements are written, barriers, warp
  * collectives, atomics (blocks really run in parallel), races on shared
- * memory and between blocks on device memory, flags stored without a fence
- * (or with only __threadfence_block()), blocks that wait for blocks that
- * have not started. Counted as a profiler
+ * memory, and on device memory between blocks and between the threads of a
+ * block, flags stored without a fence (or with only __threadfence_block()),
+ * blocks that wait for blocks that have not started. Counted as a profiler
  * counts them, but costing nothing here: coalescing and bank conflicts.
  * Not shown: speed, occupancy, and the rest of the GPU's weaker memory
  * model. Times measured here are CPU times. */
@@ -367,7 +367,7 @@ void emu_count_lines(void (*line)(const char *where, const emu_access_counts *co
 void emu_block_order(unsigned long long seed);
 /* Each 4-byte word of device memory has a history this large (history.cpp),
  * which the memory a problem needs under emulation counts. */
-#define EMU_HISTORY_BYTES 40
+#define EMU_HISTORY_BYTES 48
 cudaError_t cudaMallocHost(void **ptr, size_t bytes);
 template <typename T> cudaError_t cudaMallocHost(T **ptr, size_t bytes)
 {

@@ -94,6 +94,10 @@ struct fiber {
      * device memory read, until the thread's next access: what the load
      * returned is known only after it */
     void *signal_word;
+    /* its block's stores, and its worker's clock, up to which it learnt of
+     * its block's accesses through a flag another thread stored */
+    unsigned learnt_stores;
+    unsigned long long learnt_clock;
     ucontext_t start; /* used once, to enter the fiber's stack */
 };
 
@@ -178,6 +182,17 @@ struct block_runner {
     /* its latest __threadfence_block(): the stores made before it, and where */
     unsigned block_fenced;
     const void *block_fence_pc;
+    /* and among its threads: when its barrier interval (phase) began, as
+     * the number of its next store and its worker's clock (which counts
+     * accesses to device memory), and when each warp's latest warp step
+     * began; history.cpp notes them at the first access after each */
+    unsigned worker; /* 1 to 1023, or 0 when there are more workers */
+    unsigned long long clock;
+    unsigned long long access_phase;
+    unsigned phase_first_store;
+    unsigned long long phase_first_clock;
+    unsigned warp_step_seen[WARPS], warp_first_store[WARPS];
+    unsigned long long warp_first_clock[WARPS];
     double stalled_since; /* when all its runnable threads began to spin, or 0 */
 };
 extern thread_local block_runner *runner; /* null outside kernels */

@@ -1,14 +1,18 @@
-/* history.cpp: device memory between the blocks of a launch.
+/* history.cpp: device memory between the blocks of a launch, and between
+ * the threads of a block.
  *
  * Each 4-byte word of device memory has a history in the current launch:
- * the block that last wrote it, how (plain, volatile, atomic) and where, and
- * a block that read it. Blocks run in no order a kernel may count on, so one
- * block reading or writing a word that another wrote (or read) races,
- * unless both accesses signal (volatile or atomic: flags, tickets) or the
- * reader learnt of the write through a flag the writer stored after a
- * __threadfence(). A flag stored without that fence (or with only a
- * __threadfence_block(), which orders nothing other blocks see) is reported
- * when a block reads the value it announced. Either stops the kernel at once.
+ * the block and thread that last wrote it, how (plain, volatile, atomic)
+ * and where, and a block that read it. Blocks run in no order a kernel may
+ * count on, so one block reading or writing a word that another wrote (or
+ * read) races, unless both accesses signal (volatile or atomic: flags,
+ * tickets) or the reader learnt of the write through a flag the writer
+ * stored after a __threadfence(). A flag stored without that fence (or
+ * with only a __threadfence_block(), which orders nothing other blocks
+ * see) is reported when a block reads the value it announced. Within a
+ * block, a thread that reads or writes a word another thread wrote or read
+ * races unless a __syncthreads() (or, in one warp, a warp synchronisation)
+ * or a flag lies between. Each race stops the kernel at once.
  *
  * What a read returned is known only after its load, and the compiler's
  * call that tells this file of an access comes before it: a flag read
@@ -32,14 +36,17 @@ namespace emu {
  * launch's stamp (high 32 bits), the kind of store (2 bits), the thread
  * (10 bits) and the block (20 bits); `read` the stamp, whether every read
  * was a signal's (volatile or atomic), whether several blocks read it, and
- * the block that read it first. One 64-bit store each, so workers that
- * update a word at once cannot mix two blocks' fields. */
+ * the block of the read kept (read_pc, read_when). One 64-bit store each,
+ * so workers that update a word at once cannot mix two blocks' fields. */
 struct word_history {
     unsigned long long write, read;
     const void *write_pc, *read_pc;
     /* the writer block's __threadfence() calls before the store, and its
      * stores to device memory with this one */
     unsigned write_fences, write_stores;
+    /* the read kept, for the threads of its block: its worker's clock,
+     * whether it was a signal's, the worker and the thread */
+    unsigned long long read_when;
 };
 static_assert(sizeof(word_history) == EMU_HISTORY_BYTES, "cuda_runtime.h tells the harness its size");
 const unsigned long long BLOCK_BITS = (1ull << 20) - 1, STAMP_BITS = ~0ull << 32;
@@ -52,6 +59,16 @@ static bool keeping_history;  /* off for a grid too large to name its blocks in 
 static unsigned long long now() { return (unsigned long long)launch_stamp << 32; }
 static unsigned kind_of(unsigned long long write) { return write >> KIND_SHIFT & 3; }
 static unsigned thread_of(unsigned long long write) { return write >> THREAD_SHIFT & 1023; }
+
+/* read_when: the clock (43 bits, enough for days), a signal's read, the
+ * worker (10 bits) and the thread (10 bits) */
+const unsigned WHEN_SHIFT = 21, WORKER_SHIFT = 10;
+const unsigned long long WHEN_SIGNAL = 1ull << 20;
+const unsigned WORKERS_KNOWN = 1023;
+static unsigned long long when_of(unsigned long long read) { return read >> WHEN_SHIFT; }
+static unsigned worker_of(unsigned long long read) { return read >> WORKER_SHIFT & 1023; }
+static unsigned reader_of(unsigned long long read) { return read & 1023; }
+static std::atomic<unsigned> workers_named;
 
 /* What each block of the launch last stored with a volatile or atomic store
  * (a flag, a ticket): its __threadfence() calls by then, the stores before
@@ -100,8 +117,16 @@ void start_block_history(block_runner &r)
     r.acquired.clear();
     r.block_fenced = 0;
     r.block_fence_pc = nullptr;
-    for (unsigned t = 0; t < r.threads; t++)
+    r.access_phase = 0;
+    for (unsigned t = 0; t < r.threads; t++) {
         r.fibers[t].signal_word = nullptr;
+        r.fibers[t].learnt_stores = 0;
+        r.fibers[t].learnt_clock = 0;
+    }
+    if (!r.worker) { /* its clock's values differ from every other worker's */
+        unsigned named = ++workers_named;
+        r.worker = named <= WORKERS_KNOWN ? named : 0;
+    }
 }
 
 /* ---- the locks of volatile and atomic stores ---- */
@@ -134,18 +159,22 @@ static std::string element_name(const block_runner &r, const char *p)
     return target(*r.seen, p, r.seen->name.empty() ? 4 : r.seen->element);
 }
 
-/* A thread read a signal (volatile or atomic) that `write` records: its
- * block learns what the store announced, if another block made it. */
-static void learn(block_runner &r, unsigned long long write, unsigned fences, unsigned stores,
-                  const void *pc)
+/* Thread t read a signal (volatile or atomic) that `write` records: it
+ * learns what the store announced, from another block or its own. */
+static void learn(block_runner &r, unsigned t, unsigned long long write, unsigned fences,
+                  unsigned stores, const void *pc)
 {
-    if ((write & STAMP_BITS) != now() || kind_of(write) == PLAIN ||
-        (write & BLOCK_BITS) == r.block_id)
+    if ((write & STAMP_BITS) != now() || kind_of(write) == PLAIN)
         return;
-    acquisition &a = r.acquired[write & BLOCK_BITS];
-    if (stores > a.stores)
-        a = {fences, stores, pc};
-    r.synchronised = true;
+    if ((write & BLOCK_BITS) != r.block_id) {
+        acquisition &a = r.acquired[write & BLOCK_BITS];
+        if (stores > a.stores)
+            a = {fences, stores, pc};
+        r.synchronised = true;
+    } else if (thread_of(write) != t) {
+        r.fibers[t].learnt_stores = r.stores;
+        r.fibers[t].learnt_clock = r.clock;
+    }
 }
 
 /* Thread t's last volatile read has loaded by now: the word's history says
@@ -161,7 +190,7 @@ static void learn_from_read(block_runner &r, unsigned t)
     unsigned fences = h.write_fences, stores = h.write_stores;
     const void *pc = h.write_pc;
     give(l);
-    learn(r, write, fences, stores, pc);
+    learn(r, t, write, fences, stores, pc);
 }
 
 /* Before a report: every thread of the block learns from its last flag. */
@@ -283,6 +312,101 @@ static void check_readers(block_runner &r, const word_history &h, const char *p,
                        "or the new one depends on timing." + FIX);
 }
 
+/* ---- among the threads of a block ---- */
+
+/* At each access: when the phase and the thread's warp step began, noted
+ * at the first access after each (shared.cpp counts phases and warp steps). */
+static void note_step(block_runner &r)
+{
+    unsigned w = r.current / 32;
+    if (r.access_phase != r.phase) {
+        r.access_phase = r.phase;
+        r.phase_first_store = r.stores + 1;
+        r.phase_first_clock = r.clock;
+        std::fill(r.warp_step_seen, r.warp_step_seen + WARPS, ~0u);
+    }
+    if (r.warp_step_seen[w] != r.warp_step[w]) {
+        r.warp_step_seen[w] = r.warp_step[w];
+        r.warp_first_store[w] = r.stores + 1;
+        r.warp_first_clock[w] = r.clock;
+    }
+}
+
+/* Whether thread `writer`'s store, the block's `stores`-th, comes before
+ * thread t's access now: a barrier between, a warp step in one warp, or a
+ * flag that t read. */
+static bool store_ordered(const block_runner &r, unsigned writer, unsigned stores, unsigned t)
+{
+    return stores < r.phase_first_store ||
+           (writer / 32 == t / 32 && stores < r.warp_first_store[t / 32]) ||
+           stores <= r.fibers[t].learnt_stores;
+}
+
+/* Whether the read `when` records, if its block's, comes before thread t's
+ * access now, as store_ordered says. */
+static bool read_ordered(const block_runner &r, unsigned long long when, unsigned t)
+{
+    unsigned long long clock = when_of(when);
+    return !r.worker || worker_of(when) != r.worker || clock < r.phase_first_clock ||
+           (reader_of(when) / 32 == t / 32 && clock < r.warp_first_clock[t / 32]) ||
+           clock <= r.fibers[t].learnt_clock;
+}
+
+/* "since the last __syncthreads(): put ..." for two threads' accesses */
+static std::string block_fix(unsigned a, unsigned b)
+{
+    if (a / 32 == b / 32)
+        return " since the last __syncthreads() or __syncwarp(). The two are in one warp, but a "
+               "warp's threads do not run in lockstep: put a __syncthreads() between the two "
+               "accesses (or __syncwarp() where only this warp's threads share these words), or "
+               "give each word one writer";
+    return " since the last __syncthreads(): put a __syncthreads() between the two accesses, or "
+           "give each word one writer";
+}
+
+/* "kernel k, block (0, 0, 0), thread 5: a race ... This thread writes out[3] (line)" */
+static std::string block_race(const block_runner &r, const char *p, bool write, const void *pc)
+{
+    return where(r.current, pc) + ": a race on global memory between the threads of a block. "
+           "This thread " + (write ? "writes " : "reads ") + element_name(r, p) + at_line(pc);
+}
+
+/* A word another thread of this block wrote in this launch. */
+static void check_block_write(block_runner &r, const word_history &h, const char *p, bool write,
+                              access_kind kind, const void *pc)
+{
+    if (kind_of(h.write) != PLAIN && !(write && kind == PLAIN))
+        return; /* what a flag or an atomic stored: read, or updated, as blocks may */
+    unsigned other = thread_of(h.write);
+    if (store_ordered(r, other, h.write_stores, r.current))
+        return;
+    learn_from_reads(r);
+    if (store_ordered(r, other, h.write_stores, r.current))
+        return;
+    std::string report = block_race(r, p, write, pc) + ", which " + thread_name(other) +
+                         " of this block wrote" + at_line(h.write_pc);
+    if (write && pc == h.write_pc)
+        stop_kernel(report + " since the last __syncthreads(). The same line wrote the word "
+                             "twice: either the two threads computed the same index (each "
+                             "must have a word of its own there), or a __syncthreads() between "
+                             "the two writes is missing");
+    stop_kernel(report + block_fix(other, r.current));
+}
+
+/* A word that another thread of this block may have read, now written. */
+static void check_block_read(block_runner &r, const word_history &h, const char *p,
+                             access_kind kind, const void *pc)
+{
+    unsigned other = reader_of(h.read_when);
+    if (kind != PLAIN || other == r.current || read_ordered(r, h.read_when, r.current))
+        return; /* a flag or an atomic may change what others read, as blocks may */
+    learn_from_reads(r);
+    if (read_ordered(r, h.read_when, r.current))
+        return;
+    stop_kernel(block_race(r, p, true, pc) + ", which " + thread_name(other) +
+                " of this block read" + at_line(h.read_pc) + block_fix(other, r.current));
+}
+
 /* ---- each access ---- */
 
 /* This block's store, of any kind, into h. */
@@ -306,30 +430,55 @@ static void write_release(block_runner &r, word_history &h, access_kind kind, co
     l.block_fence_pc.store(r.block_fence_pc, std::memory_order_relaxed);
 }
 
+/* A read of h by this thread: kept, unless the read kept is one the next
+ * store's checks learn more from (another thread's, since this thread's
+ * warp step began, or this thread's own in that step, as plain). */
+static void note_read(block_runner &r, word_history &h, access_kind kind, const void *pc)
+{
+    unsigned long long me = r.block_id, signal = kind != PLAIN ? SIGNALS : 0;
+    unsigned long long read = h.read, kept = h.read_when, mine = h.read & BLOCK_BITS;
+    bool fresh = (read & STAMP_BITS) != now();
+    bool keep = !fresh && mine == me && r.worker && worker_of(kept) == r.worker &&
+                when_of(kept) >= r.phase_first_clock &&
+                !(reader_of(kept) / 32 == r.current / 32 &&
+                  when_of(kept) < r.warp_first_clock[r.current / 32]) &&
+                (signal || !(kept & WHEN_SIGNAL));
+    unsigned long long next;
+    if (keep) {
+        next = read & (~SIGNALS | signal);
+    } else {
+        next = now() | (fresh ? signal : read & signal) |
+               (fresh ? 0 : (read & SEVERAL) | (mine != me ? SEVERAL : 0)) | me;
+        h.read_when = r.clock << WHEN_SHIFT | (signal ? WHEN_SIGNAL : 0) |
+                      (unsigned long long)r.worker << WORKER_SHIFT | r.current;
+        h.read_pc = pc;
+    }
+    if (h.read != next) /* most reads change nothing: no store, no cache line dirtied */
+        h.read = next;
+}
+
 static void note_word(block_runner &r, word_history &h, const char *p, bool write, access_kind kind,
                       const void *pc)
 {
     unsigned long long me = r.block_id;
-    if ((h.write & STAMP_BITS) == now() && (h.write & BLOCK_BITS) != me) {
+    if ((h.write & STAMP_BITS) == now()) {
         bool flag = kind_of(h.write) != PLAIN;
-        if (!flag || (write && kind == PLAIN))
-            check_order(r, h, p, write, kind, pc);
+        if ((h.write & BLOCK_BITS) != me) {
+            if (!flag || (write && kind == PLAIN))
+                check_order(r, h, p, write, kind, pc);
+        } else if (thread_of(h.write) != r.current) {
+            check_block_write(r, h, p, write, kind, pc);
+        }
     }
     if (!write) {
-        unsigned long long signal = kind != PLAIN ? SIGNALS : 0, next;
-        if ((h.read & STAMP_BITS) != now()) {
-            next = now() | signal | me;
-            h.read_pc = pc;
-        } else { /* the first reader stays named; a plain read clears SIGNALS */
-            unsigned long long first = h.read & BLOCK_BITS;
-            next = now() | (h.read & signal) | (h.read & SEVERAL) | (first != me ? SEVERAL : 0) | first;
-        }
-        if (h.read != next) /* most reads change nothing: no store, no cache line dirtied */
-            h.read = next;
+        note_read(r, h, kind, pc);
         return;
     }
-    if ((h.read & STAMP_BITS) == now())
+    if ((h.read & STAMP_BITS) == now()) {
+        if ((h.read & BLOCK_BITS) == me)
+            check_block_read(r, h, p, kind, pc);
         check_readers(r, h, p, kind, pc);
+    }
     if (kind == PLAIN) {
         write_history(r, h, kind, pc);
     } else if (kind == VOLATILE) {
@@ -382,6 +531,8 @@ void note_device(block_runner &r, const char *p, size_t size, bool write, access
         f.polling.polls = 0; /* it does more than wait */
     if (f.signal_word)
         learn_from_read(r, r.current);
+    r.clock++;
+    note_step(r);
     if (keeping_history && r.seen_history) {
         size_t first = (size_t)(p - r.seen->begin) / 4, last = (size_t)(p + size - 1 - r.seen->begin) / 4;
         for (size_t w = first; w <= last; w++)
@@ -412,7 +563,7 @@ atomic_order::atomic_order(const void *at, size_t size, const void *pc) : lock(n
     take(l);
     lock = &l;
     for (size_t w = 0; w < (size + 3) / 4; w++) {
-        learn(*r, h[w].write, h[w].write_fences, h[w].write_stores, h[w].write_pc);
+        learn(*r, r->current, h[w].write, h[w].write_fences, h[w].write_stores, h[w].write_pc);
         write_release(*r, h[w], ATOMIC, pc);
     }
 }

@@ -1047,6 +1047,61 @@ const char *emu_fibonacci_chain(int *out, int blocks)
     return finish_ints(out, value, blocks);
 }
 
+/* ---- device memory between the threads of a block ------------------------------ */
+
+/* Each block adds up its part of data in place, halving it at each step.
+ * Planted: 1 leaves out the barrier between the steps. */
+__global__ void global_tree_sum(int *data, int planted)
+{
+    int *part = data + (size_t)blockIdx.x * blockDim.x;
+    unsigned t = threadIdx.x;
+    for (unsigned half = blockDim.x / 2; half > 0; half /= 2) {
+        if (t < half)
+            part[t] += part[t + half]; /* LINE: add the upper half in place */
+        if (planted != 1)
+            __syncthreads();
+    }
+}
+
+const char *emu_global_tree_sum(int *out, const int *in, int blocks, int block, int planted)
+{
+    int *d = named("part", (size_t)blocks * block);
+    CUDA_CHECK(cudaMemcpy(d, in, (size_t)blocks * block * sizeof(int), cudaMemcpyHostToDevice));
+    global_tree_sum<<<blocks, block>>>(d, planted);
+    const char *error = kept(finish());
+    for (int b = 0; b < blocks; b++)
+        CUDA_CHECK(cudaMemcpy(&out[b], d + (size_t)b * block, sizeof(int), cudaMemcpyDeviceToHost));
+    free_named(d);
+    return error;
+}
+
+/* Each thread stores its value in scratch, then adds the value of the
+ * thread before it: in the block (0, 1, 2) or in its warp (3). Between the
+ * two: 0 a __syncthreads(); planted, 1 nothing and 2 a __syncwarp(); 3 a
+ * __syncwarp(), which is enough in one warp. */
+__global__ void neighbour_values(int *out, int *scratch, const int *in, int planted)
+{
+    unsigned t = threadIdx.x, n = blockDim.x;
+    scratch[t] = in[t]; /* LINE: store a value for the neighbour */
+    if (planted == 0)
+        __syncthreads();
+    else if (planted != 1)
+        __syncwarp();
+    unsigned before = planted == 3 ? (t & ~31u) | ((t - 1) & 31u) : (t + n - 1) % n;
+    out[t] = scratch[t] + scratch[before]; /* LINE: add the neighbour's value */
+}
+
+const char *emu_neighbour_values(int *out, const int *in, int block, int planted)
+{
+    int *d_in = to_device(in, block), *scratch = named("scratch", block), *d = to_device(NULL, block);
+    neighbour_values<<<1, block>>>(d, scratch, d_in, planted);
+    const char *error = kept(finish());
+    finish_ints(out, d, block);
+    free_named(scratch);
+    CUDA_CHECK(cudaFree(d_in));
+    return error;
+}
+
 /* ---- bounds of __shared__ arrays -------------------------------------------------- */
 
 /* A block's 64 values through a padded array: one pad word after every
@@ -1072,25 +1127,29 @@ const char *emu_padded_copy(int *out, const int *in, int blocks, int planted)
 
 /* ---- threads that wait for each other ------------------------------------------- */
 
-/* Thread 0 waits for a flag that thread 1 raises. Planted: 1 raises it only
- * after a __syncthreads() that thread 0, waiting, never reaches. */
+/* Thread 0 waits for a flag that thread 1 raises after its value, then
+ * copies the value. Planted: 1 raises it only after a __syncthreads() that
+ * thread 0, waiting, never reaches. */
 __global__ void wait_for_neighbour(int *out, volatile int *flag, int planted)
 {
     if (threadIdx.x == 0) {
         while (*flag == 0) /* LINE: wait for the neighbour's flag */
             ;
-        out[0] = 1;
+        out[0] = out[1];
         return;
     }
     if (planted == 1)
         __syncthreads();
-    if (threadIdx.x == 1)
+    if (threadIdx.x == 1) {
+        out[1] = 1;
+        __threadfence_block();
         *flag = 1;
+    }
 }
 
 const char *emu_wait_for_neighbour(int *out, int planted)
 {
-    int *d = to_device(NULL, 1), *flag = named("flag", 1);
+    int *d = to_device(NULL, 2), *flag = named("flag", 1);
     wait_for_neighbour<<<1, 64>>>(d, flag, planted);
     const char *error = kept(finish());
     free_named(flag);

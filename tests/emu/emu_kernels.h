@@ -85,6 +85,9 @@ const char *emu_last_block_sum(int *sum, int blocks);
 /* out[k]: what the first of pair k read before the second wrote */
 const char *emu_hand_over(int *out, int pairs);
 const char *emu_fibonacci_chain(int *out, int blocks);
+/* out[b]: block b's sum, left in its part's first element */
+const char *emu_global_tree_sum(int *out, const int *in, int blocks, int block, int planted);
+const char *emu_neighbour_values(int *out, const int *in, int block, int planted);
 
 const char *emu_lanes_below(unsigned *out, int by_width);
 const char *emu_copy_past_the_end(int what, int past);

@@ -798,6 +798,78 @@ Test(emu, stops_blocks_that_wait_for_a_block_that_has_not_started, TIMEOUT)
                                          "not from blockIdx.x", NULL});
 }
 
+/* ---- device memory between the threads of a block ---------------------------------- */
+
+Test(emu, passes_a_tree_sum_in_global_memory_with_its_barriers, TIMEOUT)
+{
+    enum { BLOCKS = 4, BLOCK = 256 };
+    int in[BLOCKS * BLOCK], out[BLOCKS];
+    random_ints(in, BLOCKS * BLOCK, 100);
+    expect_success(emu_global_tree_sum(out, in, BLOCKS, BLOCK, 0));
+    for (int b = 0; b < BLOCKS; b++) {
+        int want = 0;
+        for (int t = 0; t < BLOCK; t++)
+            want += in[b * BLOCK + t];
+        cr_assert_eq(out[b], want, "block %d: %d, expected %d", b, out[b], want);
+    }
+}
+
+/* Threads run in order of their index until they wait: thread 0 reads the
+ * whole tree before thread 1 writes its word, so the race shows as a store
+ * over another thread's read. */
+Test(emu, catches_a_tree_sum_in_global_memory_missing_a_barrier, TIMEOUT)
+{
+    enum { BLOCKS = 4, BLOCK = 256 };
+    int in[BLOCKS * BLOCK], out[BLOCKS];
+    random_ints(in, BLOCKS * BLOCK, 100);
+    char read[200];
+    snprintf(read, sizeof read, "which thread 0 of this block read %s",
+             at_line("add the upper half in place"));
+    expect_error_saying(emu_global_tree_sum(out, in, BLOCKS, BLOCK, 1),
+                        (const char *[]){"kernel global_tree_sum, block (",
+                                         "a race on global memory between the threads of a block",
+                                         "thread 1: ", "writes part[", read,
+                                         "put a __syncthreads() between the two accesses", NULL});
+}
+
+Test(emu, passes_neighbours_values_read_after_a_barrier_or_in_a_warp_after_syncwarp, TIMEOUT)
+{
+    enum { BLOCK = 64 };
+    int in[BLOCK], out[BLOCK];
+    random_ints(in, BLOCK, 100);
+    for (int planted = 0; planted <= 3; planted += 3) {
+        expect_success(emu_neighbour_values(out, in, BLOCK, planted));
+        for (int t = 0; t < BLOCK; t++) {
+            int before = planted == 3 ? (t & ~31) | ((t - 1) & 31) : (t + BLOCK - 1) % BLOCK;
+            cr_assert_eq(out[t], in[t] + in[before], "out[%d] = %d", t, out[t]);
+        }
+    }
+}
+
+Test(emu, catches_a_neighbours_value_read_with_no_barrier_between, TIMEOUT)
+{
+    enum { BLOCK = 64 };
+    int in[BLOCK], out[BLOCK];
+    random_ints(in, BLOCK, 100);
+    char wrote[200];
+    snprintf(wrote, sizeof wrote, "reads scratch[0] %s, which thread 0 of this block wrote %s",
+             at_line("add the neighbour's value"), at_line("store a value for the neighbour"));
+    expect_error_saying(emu_neighbour_values(out, in, BLOCK, 1),
+                        (const char *[]){"kernel neighbour_values, block (0, 0, 0), thread 1: ",
+                                         "a race on global memory between the threads of a block",
+                                         wrote, "The two are in one warp",
+                                         "__syncthreads() between the two accesses", NULL});
+    /* __syncwarp() orders a warp, not two: thread 0 reads thread 63's word */
+    snprintf(wrote, sizeof wrote, "reads scratch[63] %s, which thread 63 of this block wrote %s",
+             at_line("add the neighbour's value"), at_line("store a value for the neighbour"));
+    const char *error = emu_neighbour_values(out, in, BLOCK, 2);
+    expect_error_saying(error, (const char *[]){"thread 0: ", wrote,
+                                                "since the last __syncthreads(): put a "
+                                                "__syncthreads() between the two accesses",
+                                                NULL});
+    expect_error_not_saying(error, "__syncwarp()");
+}
+
 /* ---- bounds of __shared__ arrays ------------------------------------------------------ */
 
 Test(emu, passes_a_padded_shared_array_with_room_for_its_pads, TIMEOUT)
