@@ -17,8 +17,8 @@
  * Faithful: indexing, bounds, which elements are written, barriers, warp
  * collectives, atomics (blocks really run in parallel), races on shared
  * memory, and on device memory between blocks and between the threads of a
- * block, flags stored without a fence (or with only __threadfence_block()),
- * blocks that wait for blocks that have not started. Counted as a profiler
+ * block, flags stored before their value, without a fence or with only
+ * __threadfence_block(), blocks that wait for blocks that have not started. Counted as a profiler
  * counts them, but costing nothing here: coalescing and bank conflicts.
  * Not shown: speed, occupancy, and the rest of the GPU's weaker memory
  * model. Times measured here are CPU times. */

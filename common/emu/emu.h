@@ -177,8 +177,10 @@ struct block_runner {
     /* how this block orders its accesses to device memory with other blocks */
     unsigned fences;      /* __threadfence() calls by its threads */
     unsigned stores;      /* stores to device memory by its threads */
+    unsigned releases;    /* of them, volatile and atomic ones: flags, tickets */
     bool synchronised;    /* it has read a flag or made an atomic that another block wrote */
     std::unordered_map<unsigned long long, acquisition> acquired; /* by block */
+    const char *last_release; /* where its latest volatile or atomic store went */
     /* its latest __threadfence_block(): the stores made before it, and where */
     unsigned block_fenced;
     const void *block_fence_pc;

@@ -9,7 +9,10 @@
  * tickets) or the reader learnt of the write through a flag the writer
  * stored after a __threadfence(). A flag stored without that fence (or
  * with only a __threadfence_block(), which orders nothing other blocks
- * see) is reported when a block reads the value it announced. Within a
+ * see) is reported when a block reads the value it announced; a value
+ * stored after its flag, whichever block comes first: at the read if the
+ * value is there, else at its store, if the reader has announced nothing
+ * since its read (which no chain of flags could then carry). Within a
  * block, a thread that reads or writes a word another thread wrote or read
  * races unless a __syncthreads() (or, in one warp, a warp synchronisation)
  * or a flag lies between. Each race stops the kernel at once.
@@ -36,8 +39,10 @@ namespace emu {
  * launch's stamp (high 32 bits), the kind of store (2 bits), the thread
  * (10 bits) and the block (20 bits); `read` the stamp, whether every read
  * was a signal's (volatile or atomic), whether several blocks read it, and
- * the block of the read kept (read_pc, read_when). One 64-bit store each,
- * so workers that update a word at once cannot mix two blocks' fields. */
+ * of the read kept (read_pc, read_when) the volatile and atomic stores its
+ * block had made by then (10 bits, 1023 for as many or more) and the block.
+ * One 64-bit store each, so workers that update a word at once cannot mix
+ * two blocks' fields. */
 struct word_history {
     unsigned long long write, read;
     const void *write_pc, *read_pc;
@@ -50,8 +55,9 @@ struct word_history {
 };
 static_assert(sizeof(word_history) == EMU_HISTORY_BYTES, "cuda_runtime.h tells the harness its size");
 const unsigned long long BLOCK_BITS = (1ull << 20) - 1, STAMP_BITS = ~0ull << 32;
-const unsigned THREAD_SHIFT = 20, KIND_SHIFT = 30;
+const unsigned THREAD_SHIFT = 20, KIND_SHIFT = 30, RELEASES_SHIFT = 20;
 const unsigned long long SIGNALS = 1ull << 31, SEVERAL = 1ull << 30;
+const unsigned RELEASES_KNOWN = 1023; /* past this many, the count read is not kept */
 
 static unsigned launch_stamp; /* this launch's; older stamps in a history are past launches' */
 static bool keeping_history;  /* off for a grid too large to name its blocks in 20 bits */
@@ -71,10 +77,11 @@ static unsigned reader_of(unsigned long long read) { return read & 1023; }
 static std::atomic<unsigned> workers_named;
 
 /* What each block of the launch last stored with a volatile or atomic store
- * (a flag, a ticket): its __threadfence() calls by then, the stores before
- * its latest __threadfence_block() then, and where. Each count only grows. */
+ * (a flag, a ticket): how many such stores it has made, its __threadfence()
+ * calls by then, the stores before its latest __threadfence_block() then,
+ * and where. Each count only grows. */
 struct release {
-    std::atomic<unsigned> fences, block_fenced;
+    std::atomic<unsigned> count, fences, block_fenced;
     std::atomic<const void *> pc, block_fence_pc;
 };
 static release *latest_release;
@@ -93,7 +100,7 @@ void start_launch(unsigned long long blocks)
     }
     for (unsigned long long b = 0; b < blocks; b++) {
         release &l = latest_release[b];
-        for (std::atomic<unsigned> *n : {&l.fences, &l.block_fenced})
+        for (std::atomic<unsigned> *n : {&l.count, &l.fences, &l.block_fenced})
             n->store(0, std::memory_order_relaxed);
         l.pc.store(nullptr, std::memory_order_relaxed);
         l.block_fence_pc.store(nullptr, std::memory_order_relaxed);
@@ -113,8 +120,10 @@ void start_block_history(block_runner &r)
 {
     r.fences = 0;
     r.stores = 0;
+    r.releases = 0;
     r.synchronised = false;
     r.acquired.clear();
+    r.last_release = nullptr;
     r.block_fenced = 0;
     r.block_fence_pc = nullptr;
     r.access_phase = 0;
@@ -265,10 +274,19 @@ static void check_order(block_runner &r, const word_history &h, const char *p, b
         return;
     unsigned long long writer = h.write & BLOCK_BITS;
     auto learnt = r.acquired.find(writer);
-    if (!write && learnt != r.acquired.end() && learnt->second.stores > h.write_stores)
+    bool told = learnt != r.acquired.end();
+    if (!write && told && learnt->second.stores > h.write_stores)
         report_unfenced(r, h, p, pc, learnt->second);
     if (!write && kind != PLAIN)
         return; /* a flag read before the flag was stored as one: not a race to report */
+    if (!write && told) /* the value came after the flag, or the reader did not wait */
+        stop_kernel(where(r.current, pc) + " reads " + element_name(r, p) + at_line(pc) +
+                    ", which " + block_name(r.config.grid, writer) + " wrote" + at_line(h.write_pc) +
+                    " after the store" + at_line(learnt->second.pc) + ", the last of its "
+                    "stores that this block learnt of: nothing told this block that the value "
+                    "was there. A block that publishes a value must store it, then "
+                    "__threadfence(), then the flag; a block that reads it must first see the "
+                    "flag");
     std::string it = where(r.current, pc) + ": ";
     const char *verb = !write ? " reads " : kind == ATOMIC ? " updates with an atomic " : " writes ";
     bool read_here = (h.read & STAMP_BITS) == (h.write & STAMP_BITS) &&
@@ -292,20 +310,55 @@ static void check_order(block_runner &r, const word_history &h, const char *p, b
                        " wrote" + at_line(h.write_pc) + " in this same launch." + FIX);
 }
 
-/* A word that other blocks read in this launch, now written: this block
- * must have learnt from another. */
+/* Whether the block whose read of h's word is kept can have made that read
+ * known to others: it has stored a flag (or made an atomic) since. */
+static bool reader_released_since(const word_history &h)
+{
+    unsigned at_read = h.read >> RELEASES_SHIFT & RELEASES_KNOWN;
+    const release &l = latest_release[h.read & BLOCK_BITS];
+    return at_read == RELEASES_KNOWN || l.count.load(std::memory_order_relaxed) > at_read;
+}
+
+/* This block's latest flag, if the block that read its word read it too. */
+static bool flag_read_by(const block_runner &r, unsigned long long reader)
+{
+    const allocation *a = r.last_release ? allocation_at(r.last_release) : nullptr;
+    if (!a || !a->history)
+        return false;
+    unsigned long long read = a->history[(size_t)(r.last_release - a->begin) / 4].read;
+    return (read & STAMP_BITS) == now() && ((read & BLOCK_BITS) == reader || (read & SEVERAL));
+}
+
+/* A word that other blocks read in this launch, now written. A plain store
+ * after a read that its block has made known to no one since (no flag, no
+ * atomic) races whatever this block learnt; otherwise this block must have
+ * learnt from another. */
 static void check_readers(block_runner &r, const word_history &h, const char *p, access_kind kind,
                           const void *pc)
 {
     unsigned long long reader = h.read & BLOCK_BITS;
     bool others = reader != r.block_id || (h.read & SEVERAL);
-    if (!others || ((h.read & SIGNALS) && kind != PLAIN) || r.synchronised)
+    if (!others || ((h.read & SIGNALS) && kind != PLAIN))
         return;
-    learn_from_reads(r);
-    if (r.synchronised)
-        return;
+    bool unordered = kind == PLAIN && reader != r.block_id && !reader_released_since(h);
+    if (!unordered) {
+        if (r.synchronised)
+            return;
+        learn_from_reads(r);
+        if (r.synchronised)
+            return;
+    }
     std::string who = reader != r.block_id ? block_name(r.config.grid, reader) : "another block";
-    stop_kernel(where(r.current, pc) + ": a race on global memory between blocks. This thread " +
+    std::string it = where(r.current, pc) + ": ";
+    if (unordered && r.releases && flag_read_by(r, reader))
+        stop_kernel(it + "this thread writes " + element_name(r, p) + at_line(pc) +
+                    " after its block announced its values with the store" +
+                    at_line(latest_release[r.block_id].pc.load(std::memory_order_relaxed)) +
+                    ", and " + who + ", which reads that flag, read " + element_name(r, p) +
+                    at_line(h.read_pc) + " before this store: a block that sees the flag can "
+                    "read the value before it is there. Store the value, then __threadfence(), "
+                    "then the flag");
+    stop_kernel(it + "a race on global memory between blocks. This thread " +
                        (kind == ATOMIC ? "updates with an atomic " : "writes ") +
                        element_name(r, p) + at_line(pc) + ", which " + who + " read" +
                        at_line(h.read_pc) + " in this same launch: whether it read the old value "
@@ -419,8 +472,9 @@ static void write_history(block_runner &r, word_history &h, access_kind kind, co
     h.write_stores = ++r.stores;
 }
 
-/* A volatile or atomic store into h: other blocks may learn from it. */
-static void write_release(block_runner &r, word_history &h, access_kind kind, const void *pc)
+/* A volatile or atomic store into h, at p: other blocks may learn from it. */
+static void write_release(block_runner &r, word_history &h, access_kind kind, const char *p,
+                          const void *pc)
 {
     write_history(r, h, kind, pc);
     release &l = latest_release[r.block_id];
@@ -428,6 +482,8 @@ static void write_release(block_runner &r, word_history &h, access_kind kind, co
     l.block_fenced.store(r.block_fenced, std::memory_order_relaxed);
     l.pc.store(pc, std::memory_order_relaxed);
     l.block_fence_pc.store(r.block_fence_pc, std::memory_order_relaxed);
+    l.count.store(++r.releases, std::memory_order_relaxed);
+    r.last_release = p;
 }
 
 /* A read of h by this thread: kept, unless the read kept is one the next
@@ -447,8 +503,10 @@ static void note_read(block_runner &r, word_history &h, access_kind kind, const 
     if (keep) {
         next = read & (~SIGNALS | signal);
     } else {
+        unsigned long long released = std::min(r.releases, RELEASES_KNOWN);
         next = now() | (fresh ? signal : read & signal) |
-               (fresh ? 0 : (read & SEVERAL) | (mine != me ? SEVERAL : 0)) | me;
+               (fresh ? 0 : (read & SEVERAL) | (mine != me ? SEVERAL : 0)) |
+               released << RELEASES_SHIFT | me;
         h.read_when = r.clock << WHEN_SHIFT | (signal ? WHEN_SIGNAL : 0) |
                       (unsigned long long)r.worker << WORKER_SHIFT | r.current;
         h.read_pc = pc;
@@ -484,7 +542,7 @@ static void note_word(block_runner &r, word_history &h, const char *p, bool writ
     } else if (kind == VOLATILE) {
         std::atomic<bool> &l = lock_of(h);
         take(l);
-        write_release(r, h, kind, pc);
+        write_release(r, h, kind, p, pc);
         give(l);
     } /* an atomic's, with its change: atomic_order */
 }
@@ -564,7 +622,7 @@ atomic_order::atomic_order(const void *at, size_t size, const void *pc) : lock(n
     lock = &l;
     for (size_t w = 0; w < (size + 3) / 4; w++) {
         learn(*r, r->current, h[w].write, h[w].write_fences, h[w].write_stores, h[w].write_pc);
-        write_release(*r, h[w], ATOMIC, pc);
+        write_release(*r, h[w], ATOMIC, p, pc);
     }
 }
 

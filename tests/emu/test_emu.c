@@ -701,6 +701,22 @@ Test(emu, passes_values_published_after_a_fence_through_flags_or_atomics, TIMEOU
     }
 }
 
+/* Whether the reader comes before the writer's store or after, the report
+ * names the two stores in their wrong order. */
+Test(emu, names_a_value_stored_after_its_flag, TIMEOUT)
+{
+    enum { PAIRS = 150 };
+    int out[PAIRS];
+    char value[200], flag[200];
+    snprintf(value, sizeof value, "value[");
+    snprintf(flag, sizeof flag, "store %s", at_line("store the flag before the value"));
+    expect_error_saying(emu_publish_pairs(out, PAIRS, 1),
+                        (const char *[]){"kernel publish_pairs, block (", value,
+                                         at_line("store the value after its flag"), flag,
+                                         at_line("read the pair's value"),
+                                         "then __threadfence(), then the flag", NULL});
+}
+
 Test(emu, names_a_flag_published_without_a_fence_whatever_the_order_of_blocks, TIMEOUT)
 {
     enum { PAIRS = 150 };
