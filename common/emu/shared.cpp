@@ -255,9 +255,10 @@ static std::string unwritten_report(const block_runner &r)
                "then the atomics";
     return who + " reads " + name + at_line(c.pc) + ", which no thread of this block has "
            "written" + share_written(r) + ": shared memory starts each block holding "
-           "whatever an earlier block left. Write every element the block reads before a "
-           "__syncthreads(), or test the index where it can reach elements never written (past "
-           "the data in a last, partial tile; below 0 in s[i - offset])";
+           "whatever an earlier block left. Either a write is missing (the block must write "
+           "every element it reads, before a __syncthreads(): do the writes' indices reach them "
+           "all?), or the read's index goes too far (past the data of a last, partial tile; "
+           "below 0 in s[i - offset]): a bounds test missing or wrong?";
 }
 
 std::string race_report(const block_runner &r)

@@ -519,7 +519,7 @@ Test(emu, stops_a_read_past_what_a_partial_tile_loaded, TIMEOUT)
              "written (it wrote 40 of the 64 elements of tile)", at_line("read the tile reversed"));
     expect_error_saying(emu_reverse_tile(out, in, 40, 1),
                         (const char *[]){"kernel reverse_tile, block (0, 0, 0), ", what,
-                                         "test the index", NULL});
+                                         "or the read's index goes too far", NULL});
 }
 
 Test(emu, passes_bytes_written_one_at_a_time_and_read_as_a_word, TIMEOUT)
