@@ -2,15 +2,18 @@
 # emu-speed.sh [-n RUNS] [--vs DIR] [LAB...]: how long a student waits for
 # `make test LAB=<lab> STAGE=<n> EMU=1` on a stage that passes, for every
 # stage of every lab (or of the labs named), after the build: the median of
-# RUNS runs (3), wall seconds, as the rows of a markdown table
-# (results/emu-speed.md holds one). The target is 10 s a stage on 2 cores.
+# RUNS runs (3), wall seconds and CPU seconds (user and system, the tests'
+# processes included), as the rows of a markdown table (results/emu-speed.md
+# holds one). The target is 10 s of wall time a stage on 2 cores. On a
+# machine busy with other work the wall seconds grow and the CPU seconds
+# hardly move: on an idle one, the wall time is about half the CPU time.
 #
 # The solutions are built first and not timed. Run k of every stage uses
 # SEED=k, so two runs of the script time the same inputs. With --vs DIR,
 # DIR (another checkout, such as the commit before a change) is built and
 # timed too, its runs alternating with this one's, so that a machine whose
 # speed drifts moves both alike; the table then has both medians and the
-# median of the runs' ratios.
+# median of the runs' ratios of wall time.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 runs=3 other=
@@ -26,28 +29,28 @@ labs=("$@")
 
 build() { make -C "$1" build EMU=1 SOLUTION=1 LAB="$2" > /dev/null 2>&1; }
 
-# wall seconds of one make test, its output dropped
+# "wall cpu" seconds of one make test, its output dropped
 seconds() {
-    local start end
-    start=$(date +%s.%N)
-    make -C "$1" test LAB="$2" STAGE="$3" EMU=1 SOLUTION=1 SEED="$4" > /dev/null 2>&1
-    end=$(date +%s.%N)
-    awk -v a="$start" -v b="$end" 'BEGIN { printf "%.2f\n", b - a }'
+    local TIMEFORMAT='%R %U %S' t
+    t=$({ time make -C "$1" test LAB="$2" STAGE="$3" EMU=1 SOLUTION=1 SEED="$4" > /dev/null 2>&1; } 2>&1)
+    awk '{ printf "%.2f %.2f\n", $1, $2 + $3 }' <<< "$t"
 }
 
 median() { sort -g | awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+# the median of column $1 of the lines given
+column() { printf '%s\n' "${@:2}" | awk -v c="$1" '{ print $c }' | median; }
 
-echo "make test LAB=<lab> STAGE=<n> EMU=1 SOLUTION=1 SEED=1..$runs, after the build: median wall seconds of $runs runs"
+echo "make test LAB=<lab> STAGE=<n> EMU=1 SOLUTION=1 SEED=1..$runs, after the build: medians of $runs runs"
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); load average $(cut -d' ' -f1-3 /proc/loadavg) at the start"
 echo "commit:  $(git rev-parse --short HEAD)$(git diff --quiet HEAD || echo ' (with changes)'), $(date -u '+%Y-%m-%d %H:%M UTC')"
 [ -z "$other" ] || echo "against: $other, commit $(git -C "$other" rev-parse --short HEAD 2> /dev/null || echo '?')"
 echo
 if [ -z "$other" ]; then
-    echo "| lab | stage | seconds |"
-    echo "|---|---|---:|"
+    echo "| lab | stage | wall s | CPU s |"
+    echo "|---|---|---:|---:|"
 else
-    echo "| lab | stage | before (s) | after (s) | after / before |"
-    echo "|---|---|---:|---:|---:|"
+    echo "| lab | stage | before: wall s | CPU s | after: wall s | CPU s | wall after / before |"
+    echo "|---|---|---:|---:|---:|---:|---:|"
 fi
 for lab in "${labs[@]}"; do
     build . "$lab" || { echo "| $lab | | the build failed |"; continue; }
@@ -59,15 +62,16 @@ for lab in "${labs[@]}"; do
             here+=("$(seconds . "$lab" "$stage" "$seed")")
             if [ -n "$other" ]; then
                 there+=("$(seconds "$other" "$lab" "$stage" "$seed")")
-                ratio+=("$(awk -v a="${here[-1]}" -v b="${there[-1]}" 'BEGIN { printf "%.3f\n", a / b }')")
+                ratio+=("$(awk -v a="${here[-1]%% *}" -v b="${there[-1]%% *}" 'BEGIN { printf "%.3f\n", a / b }')")
             fi
         done
         if [ -z "$other" ]; then
-            printf '| %s | %s | %.1f |\n' "$lab" "$stage" "$(printf '%s\n' "${here[@]}" | median)"
+            printf '| %s | %s | %.1f | %.1f |\n' "$lab" "$stage" "$(column 1 "${here[@]}")" \
+                "$(column 2 "${here[@]}")"
         else
-            printf '| %s | %s | %.1f | %.1f | %.2f |\n' "$lab" "$stage" \
-                "$(printf '%s\n' "${there[@]}" | median)" "$(printf '%s\n' "${here[@]}" | median)" \
-                "$(printf '%s\n' "${ratio[@]}" | median)"
+            printf '| %s | %s | %.1f | %.1f | %.1f | %.1f | %.2f |\n' "$lab" "$stage" \
+                "$(column 1 "${there[@]}")" "$(column 2 "${there[@]}")" \
+                "$(column 1 "${here[@]}")" "$(column 2 "${here[@]}")" "$(column 1 "${ratio[@]}")"
         fi
     done
 done

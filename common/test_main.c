@@ -638,6 +638,23 @@ static void expect_tests_for_every_stage(void)
     }
 }
 
+/* The largest size a test of this program checks. (FOREACH_SET names a
+ * variable n of its own.) */
+static void largest_test(size_t *largest, size_t *largest_cols)
+{
+    FOREACH_SET(struct criterion_suite_set *ss, all_tests->suites) {
+        if (!ss->tests)
+            continue;
+        FOREACH_SET(struct criterion_test *t, ss->tests) {
+            size_t size, cols;
+            int block;
+            size_of(t, &size, &cols, &block);
+            if (!is_technique(t) && size > *largest)
+                *largest = size, *largest_cols = cols;
+        }
+    }
+}
+
 static void header(void)
 {
     char why[256];
@@ -649,12 +666,11 @@ static void header(void)
                why);
         setenv("WORKBOOK_NO_GPU", why, 1);
     } else if (gpu_emulated()) {
-        if (workbook_lab->matrix)
-            printf("  on the CPU emulation (EMU=1), shapes up to %s (4099x4111 on a GPU)",
-                   LARGEST_TEST_SHAPE_TEXT);
-        else
-            printf("  on the CPU emulation (EMU=1), sizes up to %s (2^24+17 on a GPU)",
-                   LARGEST_TEST_SIZE_TEXT);
+        size_t n = 0, cols = 0;
+        largest_test(&n, &cols);
+        printf("  on the CPU emulation (EMU=1), %s up to %s%s (%s on a GPU)",
+               workbook_lab->matrix ? "shapes" : "sizes", sizes_are(), size_text(n, cols),
+               workbook_lab->matrix ? "4099x4111" : "16777233");
         if (all_variants_up_to(workbook_lab))
             printf("; above n = %zu, each size checks one variant, which the seed picks",
                    all_variants_up_to(workbook_lab));

@@ -170,6 +170,11 @@ void expect_stage_technique(const struct lab *lab, const char *id)
     cr_assert(s, "%s has no stage %s (its stages: %s)", lab->name, id, stage_list(lab));
     struct technique_result r;
 #ifdef WORKBOOK_EMU
+    /* a stage that declares no traits (a lab's first) shows its idea by
+     * being right, which its sizes have checked under this same emulation:
+     * no count to make (radix stage 1's took a fifth of its tests' time) */
+    if (!stage_technique(lab, s)->traits[0].of)
+        return;
     stage_technique_check(lab, s, seed_from_env(), &r);
 #else
     technique_elsewhere(s, seed_from_env(), &r);

@@ -26,13 +26,16 @@
 /* The frame's sizes: zero, around a warp, around a block of 256, a large
  * prime, and the largest: 2^24 + 17. Under the CPU emulation, where a tree
  * of barriers over 2^24 threads would take minutes, the largest is 2^20 +
- * 17, and the large prime, so near it, would check nothing more. Then odd
- * blocks: a kernel that assumes 256, or a power of two, fails those. */
+ * 17, and the large prime, so near it, would check nothing more; a lab's
+ * test file that defines EMULATED_LARGE_SIZES before it includes this
+ * header says its own (radix: none). Then odd blocks: a kernel that
+ * assumes 256, or a power of two, fails those. */
 #ifdef WORKBOOK_EMU
-#define LARGEST_TEST_SIZE_TEXT "2^20+17"
-#define LARGE_SIZES(X, name, id) X(name, id, 1048593)
+#ifndef EMULATED_LARGE_SIZES
+#define EMULATED_LARGE_SIZES(X, name, id) X(name, id, 1048593)
+#endif
+#define LARGE_SIZES(X, name, id) EMULATED_LARGE_SIZES(X, name, id)
 #else
-#define LARGEST_TEST_SIZE_TEXT "2^24+17"
 #define LARGE_SIZES(X, name, id) X(name, id, 1000003) X(name, id, 16777233)
 #endif
 #define FRAME_SIZES(X, XB, name, id)                                                        \
@@ -115,10 +118,8 @@ size_t all_variants_up_to(const struct lab *lab);
  * tiles are partly filled in each direction (TILE_FILLS, one a side); then
  * odd blocks. */
 #ifdef WORKBOOK_EMU
-#define LARGEST_TEST_SHAPE_TEXT "1031x1033"
 #define LARGE_SHAPES(X, name, id) X(name, id, 1031, 1033)
 #else
-#define LARGEST_TEST_SHAPE_TEXT "4099x4111"
 #define LARGE_SHAPES(X, name, id) X(name, id, 1009, 1013) X(name, id, 4099, 4111)
 #endif
 #define FRAME_SHAPES(X, XB, name, id)                                                       \
