@@ -135,6 +135,7 @@ struct race {
     calls in; /* the first thread's, when it raced */
     unsigned long long accesses_since; /* a block spinning on a raced word ends */
     size_t written, elements; /* unwritten: of the array's elements, how many the block had set */
+    bool update; /* both threads read the word, then wrote it: s[k]++ from two threads */
 };
 
 /* The race detector's record of one 4-byte word of shared memory: who last
@@ -146,7 +147,7 @@ struct word_record {
     unsigned short writer, reader, other_reader; /* thread index in the block */
     bool atomic;
     unsigned char written; /* the bytes the block of write_phase wrote, a bit each */
-    const void *write_pc, *read_pc;
+    const void *write_pc, *read_pc, *other_read_pc;
 };
 
 /* What a block learnt from another through a flag or an atomic, the last

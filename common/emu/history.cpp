@@ -441,6 +441,9 @@ static void check_block_write(block_runner &r, const word_history &h, const char
         return;
     std::string report = block_race(r, p, write, pc) + ", which " + thread_name(other) +
                          " of this block wrote" + at_line(h.write_pc);
+    /* the writer had read the word from the instruction now reading it: x[k]++ */
+    if (!write && pc == h.read_pc && reader_of(h.read_when) == other)
+        stop_kernel(report + " since the last __syncthreads()" + TWO_UPDATES);
     if (write && pc == h.write_pc)
         stop_kernel(report + " since the last __syncthreads(). The same line wrote the word "
                              "twice: either the two threads computed the same index (each "

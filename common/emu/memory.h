@@ -40,6 +40,9 @@ void note_device(block_runner &r, const char *p, size_t size, bool write, access
 void check_shared(block_runner &r, unsigned char *p, size_t size, bool write, bool atomic,
                   const void *pc);
 void after_race(block_runner &r);
+/* The race's cause when two threads each read a word, then wrote it back:
+ * ". Both threads read the word ... atomic operation (atomicAdd) ..." */
+extern const char *const TWO_UPDATES;
 
 /* A new block, for each file's checks (start_block_memory calls them). */
 void start_block_device(block_runner &r);

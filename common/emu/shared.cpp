@@ -165,14 +165,14 @@ static bool ordered(const block_runner &r, unsigned a, unsigned a_step, unsigned
 /* A racing pair: noted, and the block goes on to its next barrier, where
  * one that spans two warps may turn up. */
 static void note_race(block_runner &r, const unsigned char *p, unsigned other, bool other_wrote,
-                      const void *other_pc, bool writes, const void *pc)
+                      const void *other_pc, bool writes, const void *pc, bool update = false)
 {
     bool across = r.current / 32 != other / 32;
     if (r.raced.found && !r.raced.unwritten && (r.raced.across_warps || !across))
         return;
     unsigned long long since = r.raced.unwritten ? 0 : r.raced.accesses_since;
     r.raced = {true, across, false, p, r.current, other, writes, other_wrote, pc, other_pc,
-               r.fibers[r.current].in, since};
+               r.fibers[r.current].in, since, 0, 0, update};
 }
 
 /* The array at offset at: its first byte, size, element size and name
@@ -261,6 +261,12 @@ static std::string unwritten_report(const block_runner &r)
            "below 0 in s[i - offset]): a bounds test missing or wrong?";
 }
 
+const char *const TWO_UPDATES =
+    ". Both threads read the word and then wrote it back, as x[k]++ or x[k] += v does: two "
+    "threads updated one word at once, and one update is lost. No barrier can order two threads "
+    "running the same statement: make the update one atomic operation (atomicAdd), or give each "
+    "thread a word of its own";
+
 std::string race_report(const block_runner &r)
 {
     const race &c = r.raced;
@@ -279,6 +285,8 @@ std::string race_report(const block_runner &r)
                          shared_name(r, c.at) + at_line(c.pc) + ", which " +
                          thread_name(c.other) + (c.other_wrote ? " wrote" : " read") +
                          at_line(c.other_pc);
+    if (c.update)
+        return report + TWO_UPDATES;
     if (same_place)
         return report + same_place;
     return report +
@@ -374,9 +382,14 @@ void check_shared(block_runner &r, unsigned char *p, size_t size, bool write, bo
                 unwritten = 4 * w + __builtin_ctz(bytes & ~mine);
             some_written |= (mine & bytes) != 0;
         }
+        /* An update from two threads (s[k]++): the writer read the word from
+         * the instruction this read comes from, or this writer and the
+         * reader both read it from one instruction. A barrier cannot mend it. */
+        bool read_now = rec.read_phase == r.phase;
         if (rec.write_phase == r.phase && rec.writer != me && !(atomic && rec.atomic) &&
             !ordered(r, rec.writer, rec.write_step, me))
-            note_race(r, p, rec.writer, true, rec.write_pc, write, pc);
+            note_race(r, p, rec.writer, true, rec.write_pc, write, pc,
+                      !write && read_now && rec.reader == rec.writer && rec.read_pc == pc);
         if (rec.read_phase != r.phase) { /* no reads yet in this phase */
             rec.read_phase = r.phase;
             rec.reader = rec.other_reader = NOBODY;
@@ -384,10 +397,11 @@ void check_shared(block_runner &r, unsigned char *p, size_t size, bool write, bo
         }
         if (write) {
             if (rec.reader != me && rec.reader != NOBODY && !ordered(r, rec.reader, rec.read_step, me))
-                note_race(r, p, rec.reader, false, rec.read_pc, true, pc);
+                note_race(r, p, rec.reader, false, rec.read_pc, true, pc,
+                          rec.other_reader == me && rec.other_read_pc == rec.read_pc);
             if (rec.other_reader != me && rec.other_reader != NOBODY &&
                 !ordered(r, rec.other_reader, rec.other_step, me))
-                note_race(r, p, rec.other_reader, false, rec.read_pc, true, pc);
+                note_race(r, p, rec.other_reader, false, rec.other_read_pc, true, pc);
             rec.write_phase = r.phase;
             rec.writer = (unsigned short)me;
             rec.write_step = step;
@@ -398,6 +412,7 @@ void check_shared(block_runner &r, unsigned char *p, size_t size, bool write, bo
             if (rec.reader != me) { /* remember one earlier reader too */
                 rec.other_reader = rec.reader;
                 rec.other_step = rec.read_step;
+                rec.other_read_pc = rec.read_pc;
             }
             rec.reader = (unsigned short)me;
             rec.read_step = step;

@@ -532,7 +532,9 @@ const char *emu_warp_scan(int *out, const int *in, int planted)
 }
 
 /* Shared-memory histogram: atomics on shared words do not race. Planted
- * bugs: 1 never clears the bins, 2 leaves out the barrier after clearing. */
+ * bugs: 1 never clears the bins, 2 leaves out the barrier after clearing,
+ * 3 counts with a plain ++ on the shared bins, 4 with one on the device's
+ * (in one block: the race between its threads comes first). */
 __global__ void shared_histogram(int *bins, const int *in, int n, int planted)
 {
     __shared__ int local[16];
@@ -541,7 +543,12 @@ __global__ void shared_histogram(int *bins, const int *in, int n, int planted)
     if (planted != 2)
         __syncthreads();
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
-        atomicAdd(&local[in[i] & 15], 1); /* LINE: atomic on a shared bin */
+        if (planted == 3)
+            local[in[i] & 15]++; /* LINE: plain increment of a shared bin */
+        else if (planted == 4)
+            bins[in[i] & 15]++; /* LINE: plain increment of a device bin */
+        else
+            atomicAdd(&local[in[i] & 15], 1); /* LINE: atomic on a shared bin */
     __syncthreads();
     if (threadIdx.x < 16)
         atomicAdd(&bins[threadIdx.x], local[threadIdx.x]);
@@ -550,7 +557,7 @@ __global__ void shared_histogram(int *bins, const int *in, int n, int planted)
 const char *emu_shared_histogram(int *bins, const int *in, int n, int planted)
 {
     int *d_in = to_device(in, n), *d = to_device(NULL, 16);
-    shared_histogram<<<4, 128>>>(d, d_in, n, planted);
+    shared_histogram<<<planted == 4 ? 1 : 4, 128>>>(d, d_in, n, planted);
     CUDA_CHECK(cudaFree(d_in));
     return finish_ints(bins, d, 16);
 }

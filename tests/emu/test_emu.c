@@ -353,6 +353,7 @@ static void expect_block_barrier_advice(const char *error)
                                                 "__syncthreads() between the two accesses is missing",
                                                 NULL});
     expect_error_not_saying(error, "__syncwarp()");
+    expect_error_not_saying(error, "Both threads read");
 }
 
 Test(emu, advises_syncthreads_for_a_tree_sum_without_its_loop_barrier, TIMEOUT)
@@ -480,6 +481,28 @@ Test(emu, stops_an_atomic_on_a_shared_counter_never_cleared, TIMEOUT)
     expect_error_saying(emu_shared_histogram(bins, in, N, 1),
                         (const char *[]){"kernel shared_histogram, block (", what,
                                          "counters to 0", NULL});
+}
+
+/* Two threads' plain ++ on one bin: an update lost, which no barrier
+ * mends; the report must say atomicAdd, not a barrier. */
+Test(emu, names_atomics_for_a_plain_increment_of_a_shared_or_device_bin, TIMEOUT)
+{
+    enum { N = 5000 };
+    int in[N], bins[16];
+    values_in_bin_7(in, N);
+    const char *error = emu_shared_histogram(bins, in, N, 3);
+    expect_error_saying(error, (const char *[]){"a race on shared memory", "local[7]",
+                                                at_line("plain increment of a shared bin"),
+                                                "Both threads read the word and then wrote it back",
+                                                "atomicAdd", NULL});
+    expect_error_not_saying(error, "a barrier between the two accesses is missing");
+    error = emu_shared_histogram(bins, in, N, 4);
+    expect_error_saying(error, (const char *[]){"a race on global memory between the threads of "
+                                                "a block", "byte 28 of a 64-byte device allocation",
+                                                at_line("plain increment of a device bin"),
+                                                "Both threads read the word and then wrote it back",
+                                                "atomicAdd", NULL});
+    expect_error_not_saying(error, "put a __syncthreads()");
 }
 
 /* Thread 0's atomic comes before thread 7 clears the bin: the race, which
@@ -960,6 +983,7 @@ Test(emu, catches_a_tree_sum_in_global_memory_missing_a_barrier, TIMEOUT)
                                          "a race on global memory between the threads of a block",
                                          "thread 1: ", "writes part[", read,
                                          "put a __syncthreads() between the two accesses", NULL});
+    expect_error_not_saying(emu_global_tree_sum(out, in, BLOCKS, BLOCK, 1), "Both threads read");
 }
 
 Test(emu, passes_neighbours_values_read_after_a_barrier_or_in_a_warp_after_syncwarp, TIMEOUT)
