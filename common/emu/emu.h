@@ -248,6 +248,9 @@ extern unsigned long long launches; /* kernels launched so far (counts.cpp reads
  * pc is a return address. */
 std::string source_line(const void *pc); /* "labs/reduce/reduce.cu:42", or "" */
 std::string at_line(const void *pc);     /* " (labs/reduce/reduce.cu:42)", or "" */
+/* whether two instructions come from one source line (an unrolled loop's
+ * copies of a store do) */
+bool same_line(const void *a, const void *b);
 std::string kernel_name(const calls &in, const void *pc, const char *fallback);
 
 /* The memory checks: access.cpp, the funnel every load and store goes

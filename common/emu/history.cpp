@@ -444,7 +444,7 @@ static void check_block_write(block_runner &r, const word_history &h, const char
     /* the writer had read the word from the instruction now reading it: x[k]++ */
     if (!write && pc == h.read_pc && reader_of(h.read_when) == other)
         stop_kernel(report + " since the last __syncthreads()" + TWO_UPDATES);
-    if (write && pc == h.write_pc)
+    if (write && same_line(pc, h.write_pc))
         stop_kernel(report + " since the last __syncthreads(). The same line wrote the word "
                              "twice: either the two threads computed the same index (each "
                              "must have a word of its own there), or a __syncthreads() between "

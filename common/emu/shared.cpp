@@ -242,6 +242,38 @@ static std::string share_written(const block_runner &r)
            std::to_string(r.raced.elements) + " elements of " + name + ")";
 }
 
+/* For thread t's read of a 2-D array's [i][j] that no thread wrote: the
+ * hint that it reads the tile in the order it was written, when [j][i]
+ * was written and the thread reads at its own place (j = threadIdx.x,
+ * i = threadIdx.y plus a multiple of blockDim.y), as a transpose whose
+ * read repeats its write does. A right transpose reads [threadIdx.x][..]:
+ * it meets both tests only on the diagonal, which is left out. */
+static std::string read_as_written(const block_runner &r, const unsigned char *p, unsigned t)
+{
+    size_t at = (size_t)(p - r.shared);
+    for (const emu_shared_site *s : r.touched) {
+        if (at < (size_t)s->offset || at >= s->offset + s->bytes)
+            continue;
+        size_t k = (at - s->offset) / s->element, rows = s->bytes / s->element / s->row;
+        size_t i = k / s->row, j = k % s->row;
+        const uint3 &me = r.fibers[t].index;
+        const dim3 &block = r.config.block;
+        if (s->rank != 2 || i == j || j >= rows || i >= s->row || block.y == 1 || j != me.x ||
+            i % block.y != me.y)
+            return "";
+        size_t b = s->offset + (j * s->row + i) * s->element;
+        const word_record &rec = r.records[b / 4];
+        if (rec.write_phase < r.first_phase || !(rec.written >> b % 4 & 1))
+            return "";
+        return ". Its mirror across the diagonal, " + std::string(s->name) + "[" +
+               std::to_string(j) + "][" + std::to_string(i) + "], was written, and this thread "
+               "reads at its own place, the row from threadIdx.y and the column from "
+               "threadIdx.x, as the tile was written: are the two indices swapped? A transpose "
+               "writes its tile in one order and reads it in the other";
+    }
+    return "";
+}
+
 static std::string unwritten_report(const block_runner &r)
 {
     const race &c = r.raced;
@@ -253,6 +285,10 @@ static std::string unwritten_report(const block_runner &r)
                ": shared memory starts each block holding whatever an earlier block left. Set "
                "every element first (counters to 0: each thread a few, then __syncthreads()), "
                "then the atomics";
+    std::string swapped = read_as_written(r, c.at, c.thread);
+    if (!swapped.empty())
+        return who + " reads " + name + at_line(c.pc) + ", which no thread of this block has "
+               "written" + share_written(r) + swapped;
     return who + " reads " + name + at_line(c.pc) + ", which no thread of this block has "
            "written" + share_written(r) + ": shared memory starts each block holding "
            "whatever an earlier block left. Either a write is missing (the block must write "
@@ -275,7 +311,7 @@ std::string race_report(const block_runner &r)
     /* Two writes from one line: the threads' indices may simply collide,
      * which no barrier mends, so say both. */
     const char *same_place =
-        c.writes && c.other_wrote && c.pc == c.other_pc
+        c.writes && c.other_wrote && same_line(c.pc, c.other_pc)
             ? ". The same line wrote the word twice: either the two threads computed the same "
               "index (each must have a word of its own there), or a barrier between the two "
               "writes is missing"

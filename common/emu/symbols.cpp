@@ -159,6 +159,14 @@ std::string at_line(const void *pc)
     return line.empty() ? "" : " (" + line + ")";
 }
 
+bool same_line(const void *a, const void *b)
+{
+    if (a == b)
+        return true;
+    std::string line = source_line(a);
+    return !line.empty() && line == source_line(b);
+}
+
 std::string kernel_name(const calls &in, const void *pc, const char *fallback)
 {
     std::lock_guard<std::mutex> hold(lookup_lock);

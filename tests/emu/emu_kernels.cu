@@ -585,6 +585,29 @@ const char *emu_reverse_tile(int *out, const int *in, int n, int planted)
     return finish_ints(out, d, 64);
 }
 
+/* One 16x16 block transposes a rows x cols matrix (each side at most 16)
+ * through a tile: it writes tile[y][x], reads tile[x][y]. Planted: 1 reads
+ * tile[y][x], the order it wrote, 2 tests the read against one side only. */
+__global__ void transpose_tile(int *out, const int *in, int rows, int cols, int planted)
+{
+    __shared__ int tile[16][17];
+    unsigned x = threadIdx.x, y = threadIdx.y;
+    if (y < (unsigned)rows && x < (unsigned)cols)
+        tile[y][x] = in[y * cols + x];
+    __syncthreads();
+    /* out is cols x rows: its row y is in's column y */
+    if (y < (unsigned)cols && (planted == 2 || x < (unsigned)rows))
+        out[y * rows + x] = planted == 1 ? tile[y][x] : tile[x][y]; /* LINE: read the tile */
+}
+
+const char *emu_transpose_tile(int *out, const int *in, int rows, int cols, int planted)
+{
+    int *d_in = to_device(in, rows * cols), *d = to_device(NULL, 16 * 16);
+    transpose_tile<<<1, dim3(16, 16)>>>(d, d_in, rows, cols, planted);
+    CUDA_CHECK(cudaFree(d_in));
+    return finish_ints(out, d, rows * cols);
+}
+
 /* Threads 0-15 write the bytes of one word each, one byte at a time (one
  * writer a word: the race detector watches words), then every thread reads
  * the byte beside its own. Correct: each also reads the whole word its byte

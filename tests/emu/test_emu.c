@@ -521,6 +521,31 @@ Test(emu, reports_the_race_when_the_barrier_after_clearing_is_missing, TIMEOUT)
     expect_error_not_saying(error, "no thread of this block has written");
 }
 
+/* A partial tile, 5 x 11: read in the order it was written, the reads
+ * reach slots never written whose mirrors were; the report says the
+ * indices are swapped. A read tested against one side only reaches
+ * unwritten slots too, but in the right order: no word of swapping. */
+Test(emu, names_a_tile_read_in_the_order_it_was_written, TIMEOUT)
+{
+    enum { ROWS = 5, COLS = 11 };
+    int in[ROWS * COLS], out[16 * 16];
+    random_ints(in, ROWS * COLS, 1000);
+    expect_success(emu_transpose_tile(out, in, ROWS, COLS, 0));
+    for (int r = 0; r < ROWS; r++)
+        for (int c = 0; c < COLS; c++)
+            cr_assert_eq(out[c * ROWS + r], in[r * COLS + c], "out[%d][%d] = %d", c, r,
+                         out[c * ROWS + r]);
+    const char *error = emu_transpose_tile(out, in, ROWS, COLS, 1);
+    expect_error_saying(error, (const char *[]){"which no thread of this block has written",
+                                                at_line("read the tile"), "Its mirror across the "
+                                                "diagonal", "are the two indices swapped", NULL});
+    error = emu_transpose_tile(out, in, ROWS, COLS, 2);
+    expect_error_saying(error, (const char *[]){"which no thread of this block has written",
+                                                at_line("read the tile"), "a bounds test missing "
+                                                "or wrong?", NULL});
+    expect_error_not_saying(error, "swapped");
+}
+
 Test(emu, passes_a_tile_whose_every_slot_is_written, TIMEOUT)
 {
     enum { N = 40 };
