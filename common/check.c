@@ -472,6 +472,16 @@ static const char *shape_hint(const struct problem *p, const struct buffer *b,
                  run, every, every);
         return hint;
     }
+    if (m->unwritten == m->count && m->count == m->last - m->first + 1) {
+        snprintf(hint, sizeof hint,
+                 "the elements from index %zu to %zu were never written, but those before and "
+                 "after them were (the ones after by other code, such as a scalar tail): the "
+                 "threads' loop stops short. Does it cover every item? A grid-stride loop steps "
+                 "by the threads of the whole grid, gridDim.x * blockDim.x, counted in the items "
+                 "it loops over (float4s, in a loop over float4s)",
+                 m->first, m->last);
+        return hint;
+    }
     if (m->unwritten == m->count)
         return "some elements were never written, with gaps: check how each thread's index "
                "is computed and how far each thread strides";

@@ -351,6 +351,18 @@ Test(report, says_when_the_threads_stop_short, .init = make_equal)
     cr_expect(strstr(msg, "from index 768 to the end was never written"), "%s", msg);
 }
 
+Test(report, says_when_a_loop_stops_short_of_a_tail_written_apart, .init = make_equal)
+{
+    /* a float4 loop that stopped after 512 elements, its scalar tail (the
+     * last 3) written */
+    fill_poison(got + 512, (N - 512 - 3) * sizeof(float));
+    const char *msg = report();
+    cr_expect(strstr(msg, "from index 512 to 996 were never written") &&
+                  strstr(msg, "the threads' loop stops short"),
+              "%s", msg);
+    cr_expect(!strstr(msg, "to the end"), "%s", msg);
+}
+
 Test(report, says_when_a_loop_steps_too_far, .init = make_equal)
 {
     /* a grid of 64 threads whose loop steps by 3 x 64: runs of 64 written,
