@@ -147,6 +147,9 @@ struct word_record {
     unsigned short writer, reader, other_reader; /* thread index in the block */
     bool atomic;
     unsigned char written; /* the bytes the block of write_phase wrote, a bit each */
+    /* the bytes the writer wrote, the reader and the other reader read:
+     * threads that touch their own bytes of one word do not race */
+    unsigned char write_bytes, read_bytes, other_read_bytes;
     const void *write_pc, *read_pc, *other_read_pc;
 };
 

@@ -46,11 +46,14 @@ namespace emu {
 struct word_history {
     unsigned long long write, read;
     const void *write_pc, *read_pc;
-    /* the writer block's __threadfence() calls before the store, and its
-     * stores to device memory with this one */
-    unsigned write_fences, write_stores;
+    /* the writer block's __threadfence() calls before the store, the bytes
+     * of the word it stored (a bit each: threads that store their own
+     * bytes of one word do not race), and its stores to device memory
+     * with this one */
+    unsigned write_fences : 28, write_bytes : 4;
+    unsigned write_stores;
     /* the read kept, for the threads of its block: its worker's clock,
-     * whether it was a signal's, the worker and the thread */
+     * the bytes read, whether it was a signal's, the worker and the thread */
     unsigned long long read_when;
 };
 static_assert(sizeof(word_history) == EMU_HISTORY_BYTES, "cuda_runtime.h tells the harness its size");
@@ -66,14 +69,15 @@ static unsigned long long now() { return (unsigned long long)launch_stamp << 32;
 static unsigned kind_of(unsigned long long write) { return write >> KIND_SHIFT & 3; }
 static unsigned thread_of(unsigned long long write) { return write >> THREAD_SHIFT & 1023; }
 
-/* read_when: the clock (43 bits, enough for days), a signal's read, the
- * worker (10 bits) and the thread (10 bits) */
-const unsigned WHEN_SHIFT = 21, WORKER_SHIFT = 10;
+/* read_when: the clock (39 bits, enough for hours), the bytes read (4
+ * bits), a signal's read, the worker (10 bits) and the thread (10 bits) */
+const unsigned WHEN_SHIFT = 25, READ_BYTES_SHIFT = 21, WORKER_SHIFT = 10;
 const unsigned long long WHEN_SIGNAL = 1ull << 20;
 const unsigned WORKERS_KNOWN = 1023;
 static unsigned long long when_of(unsigned long long read) { return read >> WHEN_SHIFT; }
 static unsigned worker_of(unsigned long long read) { return read >> WORKER_SHIFT & 1023; }
 static unsigned reader_of(unsigned long long read) { return read & 1023; }
+static unsigned read_bytes(unsigned long long read) { return read >> READ_BYTES_SHIFT & 0xF; }
 static std::atomic<unsigned> workers_named;
 
 /* What each block of the launch last stored with a volatile or atomic store
@@ -469,20 +473,24 @@ static void check_block_read(block_runner &r, const word_history &h, const char 
 /* ---- each access ---- */
 
 /* This block's store, of any kind, into h. */
-static void write_history(block_runner &r, word_history &h, access_kind kind, const void *pc)
+static void write_history(block_runner &r, word_history &h, access_kind kind, unsigned bytes,
+                          const void *pc)
 {
-    h.write = now() | (unsigned long long)kind << KIND_SHIFT |
-              (unsigned long long)r.current << THREAD_SHIFT | r.block_id;
+    unsigned long long write = now() | (unsigned long long)kind << KIND_SHIFT |
+                               (unsigned long long)r.current << THREAD_SHIFT | r.block_id;
+    bool same_writer = ((h.write ^ write) & ~(3ull << KIND_SHIFT)) == 0;
+    h.write = write;
     h.write_pc = pc;
     h.write_fences = r.fences;
+    h.write_bytes = same_writer ? h.write_bytes | bytes : bytes; /* a thread's bytes, one by one */
     h.write_stores = ++r.stores;
 }
 
 /* A volatile or atomic store into h, at p: other blocks may learn from it. */
-static void write_release(block_runner &r, word_history &h, access_kind kind, const char *p,
-                          const void *pc)
+static void write_release(block_runner &r, word_history &h, access_kind kind, unsigned bytes,
+                          const char *p, const void *pc)
 {
-    write_history(r, h, kind, pc);
+    write_history(r, h, kind, bytes, pc);
     release &l = latest_release[r.block_id];
     l.fences.store(r.fences, std::memory_order_relaxed);
     l.block_fenced.store(r.block_fenced, std::memory_order_relaxed);
@@ -495,7 +503,8 @@ static void write_release(block_runner &r, word_history &h, access_kind kind, co
 /* A read of h by this thread: kept, unless the read kept is one the next
  * store's checks learn more from (another thread's, since this thread's
  * warp step began, or this thread's own in that step, as plain). */
-static void note_read(block_runner &r, word_history &h, access_kind kind, const void *pc)
+static void note_read(block_runner &r, word_history &h, access_kind kind, unsigned bytes,
+                      const void *pc)
 {
     unsigned long long me = r.block_id, signal = kind != PLAIN ? SIGNALS : 0;
     unsigned long long read = h.read, kept = h.read_when, mine = h.read & BLOCK_BITS;
@@ -504,7 +513,7 @@ static void note_read(block_runner &r, word_history &h, access_kind kind, const 
                 when_of(kept) >= r.phase_first_clock &&
                 !(reader_of(kept) / 32 == r.current / 32 &&
                   when_of(kept) < r.warp_first_clock[r.current / 32]) &&
-                (signal || !(kept & WHEN_SIGNAL));
+                (signal || !(kept & WHEN_SIGNAL)) && (bytes & ~read_bytes(kept)) == 0;
     unsigned long long next;
     if (keep) {
         next = read & (~SIGNALS | signal);
@@ -513,19 +522,22 @@ static void note_read(block_runner &r, word_history &h, access_kind kind, const 
         next = now() | (fresh ? signal : read & signal) |
                (fresh ? 0 : (read & SEVERAL) | (mine != me ? SEVERAL : 0)) |
                released << RELEASES_SHIFT | me;
-        h.read_when = r.clock << WHEN_SHIFT | (signal ? WHEN_SIGNAL : 0) |
-                      (unsigned long long)r.worker << WORKER_SHIFT | r.current;
+        h.read_when = r.clock << WHEN_SHIFT | (unsigned long long)bytes << READ_BYTES_SHIFT |
+                      (signal ? WHEN_SIGNAL : 0) | (unsigned long long)r.worker << WORKER_SHIFT |
+                      r.current;
         h.read_pc = pc;
     }
     if (h.read != next) /* most reads change nothing: no store, no cache line dirtied */
         h.read = next;
 }
 
+/* An access to `bytes` (a bit each) of the word whose history is h. Two
+ * accesses to different bytes of one word never race. */
 static void note_word(block_runner &r, word_history &h, const char *p, bool write, access_kind kind,
-                      const void *pc)
+                      unsigned bytes, const void *pc)
 {
     unsigned long long me = r.block_id;
-    if ((h.write & STAMP_BITS) == now()) {
+    if ((h.write & STAMP_BITS) == now() && (h.write_bytes & bytes)) {
         bool flag = kind_of(h.write) != PLAIN;
         if ((h.write & BLOCK_BITS) != me) {
             if (!flag || (write && kind == PLAIN))
@@ -535,20 +547,22 @@ static void note_word(block_runner &r, word_history &h, const char *p, bool writ
         }
     }
     if (!write) {
-        note_read(r, h, kind, pc);
+        note_read(r, h, kind, bytes, pc);
         return;
     }
-    if ((h.read & STAMP_BITS) == now()) {
+    /* the bytes of the read kept: of the last block's to read, unless several did */
+    bool read_here = (read_bytes(h.read_when) & bytes) || (h.read & SEVERAL);
+    if ((h.read & STAMP_BITS) == now() && read_here) {
         if ((h.read & BLOCK_BITS) == me)
             check_block_read(r, h, p, kind, pc);
         check_readers(r, h, p, kind, pc);
     }
     if (kind == PLAIN) {
-        write_history(r, h, kind, pc);
+        write_history(r, h, kind, bytes, pc);
     } else if (kind == VOLATILE) {
         std::atomic<bool> &l = lock_of(h);
         take(l);
-        write_release(r, h, kind, p, pc);
+        write_release(r, h, kind, bytes, p, pc);
         give(l);
     } /* an atomic's, with its change: atomic_order */
 }
@@ -598,9 +612,12 @@ void note_device(block_runner &r, const char *p, size_t size, bool write, access
     r.clock++;
     note_step(r);
     if (keeping_history && r.seen_history) {
-        size_t first = (size_t)(p - r.seen->begin) / 4, last = (size_t)(p + size - 1 - r.seen->begin) / 4;
-        for (size_t w = first; w <= last; w++)
-            note_word(r, r.seen_history[w], p, write, kind, pc);
+        size_t at = (size_t)(p - r.seen->begin), first = at / 4, last = (at + size - 1) / 4;
+        for (size_t w = first; w <= last; w++) {
+            /* the bytes of word w the access covers, a bit each */
+            size_t lo = at > 4 * w ? at - 4 * w : 0, hi = std::min(at + size - 4 * w, (size_t)4);
+            note_word(r, r.seen_history[w], p, write, kind, (0xFu >> (4 - hi)) & (0xFu << lo), pc);
+        }
         if (!write && kind == VOLATILE)
             f.signal_word = &r.seen_history[first];
     }
@@ -628,7 +645,7 @@ atomic_order::atomic_order(const void *at, size_t size, const void *pc) : lock(n
     lock = &l;
     for (size_t w = 0; w < (size + 3) / 4; w++) {
         learn(*r, r->current, h[w].write, h[w].write_fences, h[w].write_stores, h[w].write_pc);
-        write_release(*r, h[w], ATOMIC, p, pc);
+        write_release(*r, h[w], ATOMIC, 0xF, p, pc);
     }
 }
 

@@ -422,22 +422,26 @@ void check_shared(block_runner &r, unsigned char *p, size_t size, bool write, bo
          * the instruction this read comes from, or this writer and the
          * reader both read it from one instruction. A barrier cannot mend it. */
         bool read_now = rec.read_phase == r.phase;
-        if (rec.write_phase == r.phase && rec.writer != me && !(atomic && rec.atomic) &&
-            !ordered(r, rec.writer, rec.write_step, me))
+        if (rec.write_phase == r.phase && rec.writer != me && (rec.write_bytes & bytes) &&
+            !(atomic && rec.atomic) && !ordered(r, rec.writer, rec.write_step, me))
             note_race(r, p, rec.writer, true, rec.write_pc, write, pc,
                       !write && read_now && rec.reader == rec.writer && rec.read_pc == pc);
         if (rec.read_phase != r.phase) { /* no reads yet in this phase */
             rec.read_phase = r.phase;
             rec.reader = rec.other_reader = NOBODY;
             rec.read_pc = nullptr;
+            rec.read_bytes = rec.other_read_bytes = 0;
         }
         if (write) {
-            if (rec.reader != me && rec.reader != NOBODY && !ordered(r, rec.reader, rec.read_step, me))
+            if (rec.reader != me && rec.reader != NOBODY && (rec.read_bytes & bytes) &&
+                !ordered(r, rec.reader, rec.read_step, me))
                 note_race(r, p, rec.reader, false, rec.read_pc, true, pc,
                           rec.other_reader == me && rec.other_read_pc == rec.read_pc);
             if (rec.other_reader != me && rec.other_reader != NOBODY &&
-                !ordered(r, rec.other_reader, rec.other_step, me))
+                (rec.other_read_bytes & bytes) && !ordered(r, rec.other_reader, rec.other_step, me))
                 note_race(r, p, rec.other_reader, false, rec.other_read_pc, true, pc);
+            bool again = rec.write_phase == r.phase && rec.writer == me;
+            rec.write_bytes = (unsigned char)(again ? rec.write_bytes | bytes : bytes);
             rec.write_phase = r.phase;
             rec.writer = (unsigned short)me;
             rec.write_step = step;
@@ -449,7 +453,10 @@ void check_shared(block_runner &r, unsigned char *p, size_t size, bool write, bo
                 rec.other_reader = rec.reader;
                 rec.other_step = rec.read_step;
                 rec.other_read_pc = rec.read_pc;
+                rec.other_read_bytes = rec.read_bytes;
+                rec.read_bytes = 0;
             }
+            rec.read_bytes = (unsigned char)(rec.read_bytes | bytes);
             rec.reader = (unsigned short)me;
             rec.read_step = step;
             rec.read_pc = pc;

@@ -608,10 +608,9 @@ const char *emu_transpose_tile(int *out, const int *in, int rows, int cols, int 
     return finish_ints(out, d, rows * cols);
 }
 
-/* Threads 0-15 write the bytes of one word each, one byte at a time (one
- * writer a word: the race detector watches words), then every thread reads
- * the byte beside its own. Correct: each also reads the whole word its byte
- * is in. Planted: thread 15 leaves out byte 63 (and no word is read), so
+/* Threads 0-15 write the bytes of one word each, one byte at a time, then
+ * every thread reads the byte beside its own. Correct: each also reads the
+ * whole word its byte is in. Planted: thread 15 leaves out byte 63 (and no word is read), so
  * thread 62 reads a byte no thread wrote, in a word whose other three
  * bytes were written. */
 __global__ void neighbour_bytes(int *out, bool planted)
@@ -634,6 +633,28 @@ const char *emu_neighbour_bytes(int *out, int planted)
     int *d = to_device(NULL, 64);
     neighbour_bytes<<<1, 64>>>(d, planted != 0);
     return finish_ints(out, d, 64);
+}
+
+/* Each thread adds 1 to its own byte, in place: in device memory, then in
+ * shared memory (loaded from it, stored back after a barrier). Neighbours
+ * share words but never a byte, so no race: the checks must watch bytes. */
+__global__ void own_bytes(unsigned char *bytes)
+{
+    __shared__ unsigned char local[64];
+    unsigned t = threadIdx.x;
+    unsigned char mine = bytes[t];
+    bytes[t] = (unsigned char)(mine + 1);
+    local[t] = bytes[t];
+    local[t] = (unsigned char)(local[t] + 1);
+    __syncthreads();
+    bytes[t] = local[t];
+}
+
+const char *emu_own_bytes(unsigned char *bytes)
+{
+    int *d = to_device((const int *)bytes, 16);
+    own_bytes<<<1, 64>>>((unsigned char *)d);
+    return finish_ints((int *)bytes, d, 16);
 }
 
 /* 16-byte reads of shared memory, each copied whole to device memory: an

@@ -42,6 +42,7 @@ const char *emu_spin_after_race(void);
 const char *emu_warp_scan(int *out, const int *in, int planted);
 const char *emu_shared_histogram(int *bins, const int *in, int n, int planted);
 const char *emu_transpose_tile(int *out, const int *in, int rows, int cols, int planted);
+const char *emu_own_bytes(unsigned char *bytes);
 const char *emu_reverse_tile(int *out, const int *in, int n, int planted);
 const char *emu_neighbour_bytes(int *out, int planted);
 const char *emu_wide_reads(int *out, int planted);

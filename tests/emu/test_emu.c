@@ -570,6 +570,18 @@ Test(emu, stops_a_read_past_what_a_partial_tile_loaded, TIMEOUT)
                                          "or the read's index goes too far", NULL});
 }
 
+/* Neighbours' bytes share a word, never a byte: no race, in device
+ * memory or in shared memory. */
+Test(emu, passes_threads_that_each_update_their_own_byte, TIMEOUT)
+{
+    unsigned char bytes[64];
+    for (int t = 0; t < 64; t++)
+        bytes[t] = (unsigned char)(3 * t);
+    expect_success(emu_own_bytes(bytes));
+    for (int t = 0; t < 64; t++)
+        cr_assert_eq(bytes[t], (unsigned char)(3 * t + 2), "bytes[%d] = %d", t, bytes[t]);
+}
+
 Test(emu, passes_bytes_written_one_at_a_time_and_read_as_a_word, TIMEOUT)
 {
     int out[64];
