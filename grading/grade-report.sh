@@ -18,8 +18,14 @@ mapfile -t graded < <(sort "$out/.graded")
 # and the newline that frame score.tsv as ?, so that a name or a reason can
 # neither forge a line nor hide what it says.
 shown() { LC_ALL=C tr '\000-\010\013-\037\177' '?' < "$1" | iconv -f UTF-8 -t UTF-8 -c; } # and no byte that is no UTF-8
-# This run's submissions, with the folders of their labs' scores.
-submissions() { for name in "${graded[@]}"; do [ -f "$out/$name/$1/score.tsv" ] && echo "$out/$name"; done; }
+# This run's submissions, with the folders of their labs' scores, and those
+# a Slurm grading could not grade (their .not-graded says why: grade-slurm.sh).
+submissions() {
+    for name in "${graded[@]}"; do
+        [ -f "$out/$name/$1/score.tsv" ] || [ -f "$out/$name/.not-graded" ] && echo "$out/$name"
+    done
+}
+not_graded() { [ -f "$1/.not-graded" ]; }
 mapfile -t dirs < <(submissions "$1")
 rm -f "$csv" "$md" "$xml"
 {
@@ -28,6 +34,11 @@ rm -f "$csv" "$md" "$xml"
     printf ',total,out of,idea missing\n'
     for d in "${dirs[@]}"; do
         printf '"%s"' "$(shown "$d/.name" | sed 's/"/""/g')"
+        if not_graded "$d"; then
+            for lab in "$@"; do printf ',not graded'; done
+            printf ',not graded,,\n'
+            continue
+        fi
         for lab in "$@"; do
             printf ',%s' "$(awk -F'\t' '{ t += $3 } END { print t + 0 }' "$d/$lab/score.tsv")"
         done
@@ -45,6 +56,10 @@ rm -f "$csv" "$md" "$xml"
     shown "$out/.how"
     echo
     for d in "${dirs[@]}"; do
+        if not_graded "$d"; then
+            printf '## %s: not graded\n\n%s\n\n' "$(shown "$d/.name")" "$(shown "$d/.not-graded")"
+            continue
+        fi
         echo "## $(shown "$d/.name"): $(awk -F'\t' '{ t += $3; m += $4 } END { print t " of " m }' "$d"/*/score.tsv)"
         echo
         echo "| lab | stage | points | why |"
@@ -62,6 +77,11 @@ rm -f "$csv" "$md" "$xml"
 how=$(shown "$out/.how")
 for d in "${dirs[@]}"; do
     rm -f "$d/results.json"
+    if not_graded "$d"; then # no score: a 0 would read as a grade
+        printf '{\n  "output": "not graded: %s",\n  "tests": []\n}\n' \
+            "$(shown "$d/.not-graded" | tr -d '\n' | sed 's/[\\"]/\\&/g')" > "$d/results.json"
+        continue
+    fi
     for lab in "$@"; do shown "$d/$lab/score.tsv"; done | HOW=$how awk -F'\t' '
         BEGIN { for (i = 1; i < 128; i++) code[sprintf("%c", i)] = i }
         function json(s) { gsub(/\\/, "\\\\", s); gsub(/"/, "\\\"", s)
@@ -79,6 +99,16 @@ done
     echo '<?xml version="1.0" encoding="UTF-8"?>'
     echo '<testsuites name="make grade">'
     for d in "${dirs[@]}"; do
+        if not_graded "$d"; then
+            shown "$d/.not-graded" | WHO=$(shown "$d/.name") awk '
+                function xml(s) { gsub(/&/, "\\&amp;", s); gsub(/</, "\\&lt;", s); gsub(/>/, "\\&gt;", s)
+                                  gsub(/"/, "\\&quot;", s); gsub(/[\001-\037\177]/, "?", s); return s }
+                { why = why $0 }
+                END { printf "  <testsuite name=\"%s\" tests=\"1\" errors=\"1\">\n" \
+                             "    <testcase classname=\"%s\" name=\"not graded\"><error message=\"%s\"/></testcase>\n" \
+                             "  </testsuite>\n", xml(ENVIRON["WHO"]), xml(ENVIRON["WHO"]), xml(why) }'
+            continue
+        fi
         for lab in "$@"; do shown "$d/$lab/score.tsv"; done | WHO=$(shown "$d/.name") awk -F'\t' '
             function xml(s) { gsub(/&/, "\\&amp;", s); gsub(/</, "\\&lt;", s); gsub(/>/, "\\&gt;", s)
                               gsub(/"/, "\\&quot;", s); gsub(/[\001-\037\177]/, "?", s); return s }

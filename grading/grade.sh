@@ -31,6 +31,8 @@
 #   submission written to forge it could; what it cannot forge is the
 #   outputs' judgement.
 set -u
+# shellcheck source=grading/names.sh
+. "$(dirname "$0")/names.sh"
 build=$1 submissions=$2 out=$3
 shift 3
 labs=("$@")
@@ -311,28 +313,33 @@ first_wrong() {
 grade_one() { # SUBMISSION: every lab, one after another
     local sub=${1%/} base name shown
     base=${sub##*/} # as it is: basename's $(...) would drop a trailing newline
-    # its folder in OUT: no dot, for every file the grader writes there has
-    # one (summary.md, junit.xml, .lock), and a folder standing in its way
-    # would keep it from being written
-    name=$(printf '%s' "$base" | LC_ALL=C tr -c 'A-Za-z0-9_-' '_')
-    # a folder name that needed changing gets its checksum, so two never meet
-    [ "$name" = "$base" ] || name+=-$(printf '%s' "$base" | cksum | cut -d' ' -f1)
-    # the name as every report shows it: a control character as ?, so that
-    # none can start a line of its own
-    shown=$(printf '%s' "$base" | LC_ALL=C tr '\000-\037\177' '?' | iconv -f UTF-8 -t UTF-8 -c)
-    mkdir -p "$out/$name" && printf '%s\n' "$shown" > "$out/$name/.name" &&
+    name=$(out_name "$base") shown=$(shown_name "$base")
+    rm -rf "${out:?}/$name" && mkdir -p "$out/$name" && printf '%s\n' "$shown" > "$out/$name/.name" &&
         printf '%s\n' "$name" >> "$out/.graded"
     for lab in "${labs[@]}"; do grade_lab "$sub" "$name" "$lab"; done
+    : > "$out/$name/.done" # every lab graded: what a grading through Slurm counts
     echo "grade: $shown: $(awk -F'\t' '{ t += $3; m += $4 } END { print t " of " m }' "$out/$name"/*/score.tsv)"
 }
-export -f grade_one grade_lab stage_ids cases points technique_share technique_of first_wrong frame cap
+export -f grade_one grade_lab stage_ids cases points technique_share technique_of first_wrong frame cap \
+    out_name shown_name
 export build out here submissions seed weights pristine works
 export LABS_LIST="${labs[*]}"
 if [ -z "$(find "$submissions" -mindepth 1 -maxdepth 1 -type d -print -quit)" ]; then
     echo "grade: $submissions is empty, so nobody was graded; the judges and the pristine tree are ready"
     exit 0
 fi
+# The class: every folder, or those SUBMISSION_LIST names (a file of folder
+# names, each ended by a NUL: a Slurm task's slice, grading/grade-slurm.sh).
+class() {
+    if [ -n "${SUBMISSION_LIST:-}" ]; then
+        local base
+        while IFS= read -r -d '' base; do
+            [ -d "$submissions/$base" ] && printf '%s\0' "$submissions/$base"
+        done < "$SUBMISSION_LIST"
+    else
+        find "$submissions" -mindepth 1 -maxdepth 1 -type d -print0 | sort -z
+    fi
+}
 # shellcheck disable=SC2016 # the child shell expands them
-find "$submissions" -mindepth 1 -maxdepth 1 -type d -print0 | sort -z |
-    xargs -0 -r -P "$jobs" -I{} bash -c 'labs=($LABS_LIST); grade_one "$1"' _ {} 9>&-
+class | xargs -0 -r -P "$jobs" -I{} bash -c 'labs=($LABS_LIST); grade_one "$1"' _ {} 9>&-
 grading/grade-report.sh "$out" "${labs[@]}"
