@@ -5,6 +5,7 @@
 # is; the student copy leaves out authoring/, this file with it.
 
 .PHONY: skeletons check-skeletons prove mutants soak diff grade check-grade dist check-dist \
+        deps-slurm check-grade-slurm \
         gradescope check-bench check-scripts
 
 # The skeletons as the solutions make them today, file by file: what
@@ -89,10 +90,25 @@ diff: $(if $(filter skeleton,$(AGAINST)),$(SKELETON_FILES))
 # make grade SUBMISSIONS=dir: every folder in dir, each in a sandbox, judged
 # by this checkout's own binaries (grading/grade.sh says how). OUT= where the
 # grades go; WEIGHTS= the points file; JOBS= submissions at once.
+# SCHEDULER=slurm: the same, as a Slurm job array (grading/grade-slurm.sh:
+# PARTITION=, ACCOUNT=, TASKS=, SLURM_SITE=file, RESUME=1, REGRADE=1).
 grade:
 	@[ -n "$(SUBMISSIONS)" ] || { echo "make grade needs SUBMISSIONS=dir, a folder of submission \
 	folders (each with labs/<lab>/<lab>.cu)"; exit 1; }
-	@EMU=$(if $(filter 1,$(EMU)),1,0) grading/grade.sh "$(BUILD)" "$(SUBMISSIONS)" "$(or $(OUT),grades)" $(SELECTED)
+	@case "$(SCHEDULER)" in "" | local | slurm) ;; *) echo "make grade: SCHEDULER=$(SCHEDULER) is \
+	not one this grader knows: leave it out (this machine), or SCHEDULER=slurm"; exit 1 ;; esac
+	@EMU=$(if $(filter 1,$(EMU)),1,0) grading/$(if $(filter slurm,$(SCHEDULER)),grade-slurm,grade).sh \
+	  "$(BUILD)" "$(SUBMISSIONS)" "$(or $(OUT),grades)" $(SELECTED)
+
+# Slurm and munge from Debian's packages, for make grade SCHEDULER=slurm and
+# make check-grade-slurm (instructors only: students never need them).
+deps-slurm:
+	@tools/deps.sh "$(NVCC)" slurmctld slurmd sbatch=slurm-client munged=munge
+
+# make grade SCHEDULER=slurm on a one-node Slurm started here (tests/grade):
+# the hostile class, a cancelled task resumed, the same grades as make grade.
+check-grade-slurm:
+	+@tests/grade/slurm-test.sh
 
 # The sandbox against commands that try to get out, the grader against a
 # hostile class, against what it is given besides the code, as Gradescope

@@ -2,16 +2,18 @@
 # deps.sh NVCC [TOOL...]: install what the workbook needs beside the CUDA
 # toolkit: Criterion (the tests), pandoc (the handouts), gnuplot (make
 # bench's plots) and pkg-config, through apt; and each TOOL, a command that
-# its own package of that name installs (the instructors' shellcheck).
+# its own package of that name installs (the instructors' shellcheck), or
+# COMMAND=PACKAGE where the package has another name (munged=munge).
 nvcc=${1:-/usr/local/cuda/bin/nvcc}
 [ $# -eq 0 ] || shift
 missing=""
+PATH=$PATH:/usr/sbin # where daemons are (slurmctld, munged), for root or not
 command -v pkg-config > /dev/null 2>&1 || missing="$missing pkg-config"
 pkg-config --exists criterion 2> /dev/null || missing="$missing libcriterion-dev"
 command -v pandoc > /dev/null 2>&1 || missing="$missing pandoc"
 command -v gnuplot > /dev/null 2>&1 || missing="$missing gnuplot-nox"
 for tool in "$@"; do
-    command -v "$tool" > /dev/null 2>&1 || missing="$missing $tool"
+    command -v "${tool%%=*}" > /dev/null 2>&1 || missing="$missing ${tool#*=}"
 done
 
 if ! command -v "$nvcc" > /dev/null 2>&1; then
