@@ -3,13 +3,15 @@
 # attacks the grader from inside map's stage 1 launcher (the one place a
 # submission's code is used), and must change no grade but its own, not the
 # grader's tree, nor another submission. Runs under EMU=1, no GPU needed
-# (EMU=0 on a GPU).
+# (EMU=0 on a GPU). CLASS_ONLY=DIR only writes the class into DIR (an empty
+# folder; CLASS=sandbox applies), for tests/grade/slurm-test.sh.
 # shellcheck disable=SC2016 # awk programs and C code, in single quotes
 set -u
 emu=${EMU:-1}
 cd "$(dirname "$0")/../.." || exit 1
-class=$(mktemp -d "${TMPDIR:-/tmp}/class.XXXXXX") out=$(mktemp -d "${TMPDIR:-/tmp}/grades.XXXXXX")
-[ -n "${KEEP:-}" ] || trap 'rm -rf "$class" "$out" "$out".*.cu' EXIT
+class=${CLASS_ONLY:-$(mktemp -d "${TMPDIR:-/tmp}/class.XXXXXX")} out=$(mktemp -d "${TMPDIR:-/tmp}/grades.XXXXXX")
+if [ -n "${CLASS_ONLY:-}" ]; then trap 'rm -rf "$out" "$out".*.cu' EXIT
+elif [ -z "${KEEP:-}" ]; then trap 'rm -rf "$class" "$out" "$out".*.cu' EXIT; fi
 good=$out.good.cu # beside the class, not in it
 tests/grade/handed-in.sh map > "$good"
 
@@ -184,6 +186,7 @@ graded() { # NAME (its folder in OUT): is it in this run's class?
     return 1
 }
 
+[ -z "${CLASS_ONLY:-}" ] || exit 0
 before=$(git status --porcelain; find common tests tools labs mk grading authoring Makefile -type f -exec md5sum {} + | sort)
 GRADE_RUN_SECONDS=120 GRADE_STAGE_SECONDS=15 SANDBOX_MEM_MB=1024 SANDBOX_DISK_MB=512 SEED=7 make --no-print-directory grade SUBMISSIONS="$class" OUT="$out" LAB=map EMU="$emu"
 after=$(git status --porcelain; find common tests tools labs mk grading authoring Makefile -type f -exec md5sum {} + | sort)
