@@ -38,6 +38,16 @@ static const char *finish_ints(int *h, int *d, size_t n)
     return error;
 }
 
+/* A counter on the device, 0, for blocks that take numbers in the order
+ * they start (atomicAdd). */
+static unsigned *zeroed_ticket()
+{
+    unsigned *ticket;
+    CUDA_CHECK(cudaMalloc(&ticket, sizeof *ticket));
+    CUDA_CHECK(cudaMemset(ticket, 0, sizeof *ticket));
+    return ticket;
+}
+
 /* n ints named as the harness names its arrays: between two guard zones of
  * one allocation. Freed with free_named. */
 enum { GUARD = 16384 };
@@ -369,9 +379,7 @@ __global__ void chain(int *value, volatile int *flag, unsigned *ticket)
 const char *emu_chained_blocks(int *out, int blocks)
 {
     int *value = to_device(NULL, blocks), *flag = to_device(NULL, blocks);
-    unsigned *ticket;
-    CUDA_CHECK(cudaMalloc(&ticket, sizeof *ticket));
-    CUDA_CHECK(cudaMemset(ticket, 0, sizeof *ticket));
+    unsigned *ticket = zeroed_ticket();
     chain<<<blocks, 64>>>(value, flag, ticket);
     CUDA_CHECK(cudaFree(flag));
     CUDA_CHECK(cudaFree(ticket));
@@ -1013,9 +1021,7 @@ __global__ void chain_planted(int *value, volatile int *flag, unsigned *ticket, 
 const char *emu_chain_planted(int *out, int blocks, int planted)
 {
     int *value = named("value", blocks), *flag = named("flag", blocks);
-    unsigned *ticket;
-    CUDA_CHECK(cudaMalloc(&ticket, sizeof *ticket));
-    CUDA_CHECK(cudaMemset(ticket, 0, sizeof *ticket));
+    unsigned *ticket = zeroed_ticket();
     chain_planted<<<blocks, 32>>>(value, flag, ticket, planted);
     const char *error = kept(finish());
     CUDA_CHECK(cudaMemcpy(out, value, blocks * sizeof(int), cudaMemcpyDeviceToHost));
@@ -1036,9 +1042,7 @@ __global__ void start_order(int *out, unsigned *ticket)
 const char *emu_start_order(int *out, int blocks, unsigned long long seed)
 {
     int *d = to_device(NULL, blocks);
-    unsigned *ticket;
-    CUDA_CHECK(cudaMalloc(&ticket, sizeof *ticket));
-    CUDA_CHECK(cudaMemset(ticket, 0, sizeof *ticket));
+    unsigned *ticket = zeroed_ticket();
     emu_block_order(seed);
     start_order<<<blocks, 32>>>(d, ticket);
     CUDA_CHECK(cudaFree(ticket));
@@ -1084,9 +1088,7 @@ __global__ void publish_pairs(int *value, int *flag, int *out, unsigned *ticket,
 const char *emu_publish_pairs(int *out, int pairs, int planted)
 {
     int *value = named("value", pairs), *flag = named("flag", pairs), *d = to_device(NULL, 2 * pairs);
-    unsigned *ticket;
-    CUDA_CHECK(cudaMalloc(&ticket, sizeof *ticket));
-    CUDA_CHECK(cudaMemset(ticket, 0, sizeof *ticket));
+    unsigned *ticket = zeroed_ticket();
     publish_pairs<<<2 * pairs, 32>>>(value, flag, d, ticket, planted);
     const char *error = kept(finish());
     finish_ints(out, d, pairs);
@@ -1152,9 +1154,7 @@ const char *emu_hand_over(int *out, int pairs)
     for (int k = 0; k < pairs; k++)
         out[k] = k + 1;
     int *slot = to_device(out, pairs), *flag = to_device(NULL, pairs), *d = to_device(NULL, pairs);
-    unsigned *ticket;
-    CUDA_CHECK(cudaMalloc(&ticket, sizeof *ticket));
-    CUDA_CHECK(cudaMemset(ticket, 0, sizeof *ticket));
+    unsigned *ticket = zeroed_ticket();
     hand_over<<<2 * pairs, 32>>>(slot, flag, d, ticket);
     CUDA_CHECK(cudaFree(slot));
     CUDA_CHECK(cudaFree(flag));
@@ -1184,9 +1184,7 @@ __global__ void fibonacci_chain(int *value, volatile int *flag, unsigned *ticket
 const char *emu_fibonacci_chain(int *out, int blocks)
 {
     int *value = to_device(NULL, blocks), *flag = to_device(NULL, blocks);
-    unsigned *ticket;
-    CUDA_CHECK(cudaMalloc(&ticket, sizeof *ticket));
-    CUDA_CHECK(cudaMemset(ticket, 0, sizeof *ticket));
+    unsigned *ticket = zeroed_ticket();
     fibonacci_chain<<<blocks, 32>>>(value, flag, ticket);
     CUDA_CHECK(cudaFree(flag));
     CUDA_CHECK(cudaFree(ticket));

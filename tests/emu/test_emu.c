@@ -317,6 +317,17 @@ Test(emu, lets_a_block_wait_for_a_flag_an_earlier_block_sets, TIMEOUT)
         cr_assert_eq(out[b], b + 1, "value[%d] = %d, expected %d", b, out[b], b + 1);
 }
 
+/* Each block's sum of its BLOCK values of in, in out[b]. */
+static void expect_block_sums(const int *out, const int *in, int blocks, int block)
+{
+    for (int b = 0; b < blocks; b++) {
+        int want = 0;
+        for (int t = 0; t < block; t++)
+            want += in[b * block + t];
+        cr_assert_eq(out[b], want, "block %d: %d, expected %d", b, out[b], want);
+    }
+}
+
 /* ---- the race detector --------------------------------------------------------------- */
 
 Test(emu, passes_a_tree_sum_with_its_barriers, TIMEOUT)
@@ -325,12 +336,7 @@ Test(emu, passes_a_tree_sum_with_its_barriers, TIMEOUT)
     int in[BLOCKS * BLOCK], out[BLOCKS];
     random_ints(in, BLOCKS * BLOCK, 100);
     expect_success(emu_tree_sum(out, in, BLOCKS, BLOCK, 0));
-    for (int b = 0; b < BLOCKS; b++) {
-        int want = 0;
-        for (int t = 0; t < BLOCK; t++)
-            want += in[b * BLOCK + t];
-        cr_assert_eq(out[b], want, "block %d: %d, expected %d", b, out[b], want);
-    }
+    expect_block_sums(out, in, BLOCKS, BLOCK);
 }
 
 Test(emu, catches_a_tree_sum_missing_a_barrier, TIMEOUT)
@@ -996,12 +1002,7 @@ Test(emu, passes_a_tree_sum_in_global_memory_with_its_barriers, TIMEOUT)
     int in[BLOCKS * BLOCK], out[BLOCKS];
     random_ints(in, BLOCKS * BLOCK, 100);
     expect_success(emu_global_tree_sum(out, in, BLOCKS, BLOCK, 0));
-    for (int b = 0; b < BLOCKS; b++) {
-        int want = 0;
-        for (int t = 0; t < BLOCK; t++)
-            want += in[b * BLOCK + t];
-        cr_assert_eq(out[b], want, "block %d: %d, expected %d", b, out[b], want);
-    }
+    expect_block_sums(out, in, BLOCKS, BLOCK);
 }
 
 /* Threads run in order of their index until they wait: thread 0 reads the

@@ -4,7 +4,8 @@
 # submission's code is used), and must change no grade but its own, not the
 # grader's tree, nor another submission. Runs under EMU=1, no GPU needed
 # (EMU=0 on a GPU). CLASS_ONLY=DIR only writes the class into DIR (an empty
-# folder; CLASS=sandbox applies), for tests/grade/slurm-test.sh.
+# folder; CLASS=sandbox applies) and prints the settings it is graded with
+# (NAME=VALUE ...), for tests/grade/slurm-test.sh.
 # shellcheck disable=SC2016 # awk programs and C code, in single quotes
 set -u
 emu=${EMU:-1}
@@ -186,9 +187,12 @@ graded() { # NAME (its folder in OUT): is it in this run's class?
     return 1
 }
 
-[ -z "${CLASS_ONLY:-}" ] || exit 0
+# the limits the class is graded with (a hung stage, a memory or disk hog), and the seed
+settings="GRADE_RUN_SECONDS=120 GRADE_STAGE_SECONDS=15 SANDBOX_MEM_MB=1024 SANDBOX_DISK_MB=512 SEED=7"
+[ -z "${CLASS_ONLY:-}" ] || { echo "$settings"; exit 0; }
 before=$(git status --porcelain; find common tests tools labs mk grading authoring Makefile -type f -exec md5sum {} + | sort)
-GRADE_RUN_SECONDS=120 GRADE_STAGE_SECONDS=15 SANDBOX_MEM_MB=1024 SANDBOX_DISK_MB=512 SEED=7 make --no-print-directory grade SUBMISSIONS="$class" OUT="$out" LAB=map EMU="$emu"
+# shellcheck disable=SC2086 # $settings is NAME=VALUE words
+env $settings make --no-print-directory grade SUBMISSIONS="$class" OUT="$out" LAB=map EMU="$emu"
 after=$(git status --porcelain; find common tests tools labs mk grading authoring Makefile -type f -exec md5sum {} + | sort)
 
 status=0

@@ -11,28 +11,25 @@ set -u
 cd "$(dirname "$0")/../.." || exit 1
 emu=${EMU:-1}
 say() { echo "slurm-test: $*"; }
-for tool in munged slurmctld slurmd sbatch; do
-    PATH=$PATH:/usr/sbin command -v "$tool" > /dev/null ||
-        { say "$tool is missing: make deps-slurm installs Debian's slurmctld, slurmd, slurm-client and munge"; exit 1; }
-done
 work=$(mktemp -d "${TMPDIR:-/tmp}/slurm-test.XXXXXX") && chmod 755 "$work" || exit 1
 cluster=$work/cluster
 trap 'tests/grade/slurm-cluster.sh stop "$cluster" > /dev/null 2>&1; rm -rf "$work"' EXIT
-if ! { mkdir "$work/class" && CLASS=sandbox CLASS_ONLY=$work/class tests/grade/grade-test.sh; }; then
+# first, so that a machine without Slurm is told at once (make deps-slurm)
+setup=$(tests/grade/slurm-cluster.sh start "$cluster") || { say "the cluster did not start"; exit 1; }
+eval "$setup"
+say "a one-node Slurm is up ($(sinfo -h -o '%P %D %c' | paste -s -d' '))"
+# the class, and the limits and seed grade-test.sh grades it with
+if ! { mkdir "$work/class" && settings=$(CLASS=sandbox CLASS_ONLY=$work/class tests/grade/grade-test.sh); }; then
     say "the class could not be written"
     exit 1
 fi
+# shellcheck disable=SC2086,SC2163 # NAME=VALUE words, each exported
+export $settings
 n=$(find "$work/class" -mindepth 1 -maxdepth 1 -type d | wc -l)
-# the limits grade-test.sh grades the class with, and one seed for all
-export GRADE_RUN_SECONDS=120 GRADE_STAGE_SECONDS=15 SANDBOX_MEM_MB=1024 SANDBOX_DISK_MB=512 SEED=7
 grade() { make --no-print-directory grade SUBMISSIONS="$work/class" LAB=map EMU="$emu" "$@"; }
 
 say "one machine: make grade, $n submissions"
 grade OUT="$work/local" > "$work/local.log" 2>&1 || { cat "$work/local.log"; say "make grade failed"; exit 1; }
-
-setup=$(tests/grade/slurm-cluster.sh start "$cluster") || { say "the cluster did not start"; exit 1; }
-eval "$setup"
-say "a one-node Slurm is up ($(sinfo -h -o '%P %D %c' | paste -s -d' '))"
 status=0
 fail() { say "$*"; status=1; }
 
