@@ -447,6 +447,11 @@ static bool written_in_runs(const struct buffer *b, const struct mismatch *m, si
     return true;
 }
 
+/* How a grid-stride loop steps, for the hints on loops that step too far. */
+static const char GRID_STRIDE[] =
+    "A grid-stride loop steps by the threads of the whole grid, gridDim.x * blockDim.x, "
+    "counted in the items it loops over (float4s, in a loop over float4s)";
+
 /* The likely cause from the shape of what is wrong, for any lab. */
 static const char *shape_hint(const struct problem *p, const struct buffer *b,
                               const struct mismatch *m)
@@ -466,20 +471,16 @@ static const char *shape_hint(const struct problem *p, const struct buffer *b,
     if (written_in_runs(b, m, &run, &every)) {
         snprintf(hint, sizeof hint,
                  "the elements were written in runs of %zu, one run in every %zu, and never "
-                 "between: each thread's loop steps %zu times too far. A grid-stride loop "
-                 "steps by the threads of the whole grid, gridDim.x * blockDim.x, counted in "
-                 "the items it loops over (float4s, in a loop over float4s)",
-                 run, every, every);
+                 "between: each thread's loop steps %zu times too far. %s",
+                 run, every, every, GRID_STRIDE);
         return hint;
     }
     if (m->unwritten == m->count && m->count == m->last - m->first + 1) {
         snprintf(hint, sizeof hint,
                  "the elements from index %zu to %zu were never written, but those before and "
                  "after them were (the ones after by other code, such as a scalar tail): the "
-                 "threads' loop stops short. Does it cover every item? A grid-stride loop steps "
-                 "by the threads of the whole grid, gridDim.x * blockDim.x, counted in the items "
-                 "it loops over (float4s, in a loop over float4s)",
-                 m->first, m->last);
+                 "threads' loop stops short. Does it cover every item? %s",
+                 m->first, m->last, GRID_STRIDE);
         return hint;
     }
     if (m->unwritten == m->count)
