@@ -58,6 +58,12 @@ ifeq ($(STUDENT_COPY)$(SOLUTION),11)
     leaves out)
 endif
 
+# Grading in two tiers (make grade SCHEDULER=slurm GPU_PARTITION=...) runs
+# its first under the emulation, whatever this machine has.
+ifneq ($(GPU_PARTITION),)
+  override EMU := 1
+endif
+
 # Without a GPU, test, run and the like fall back to the CPU emulation by
 # themselves, as check does (in a student copy, check too); EMU=0 insists
 # on a GPU.

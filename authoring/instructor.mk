@@ -91,12 +91,16 @@ diff: $(if $(filter skeleton,$(AGAINST)),$(SKELETON_FILES))
 # by this checkout's own binaries (grading/grade.sh says how). OUT= where the
 # grades go; WEIGHTS= the points file; JOBS= submissions at once.
 # SCHEDULER=slurm: the same, as a Slurm job array (grading/grade-slurm.sh:
-# PARTITION=, ACCOUNT=, TASKS=, SLURM_SITE=file, RESUME=1, REGRADE=1).
+# PARTITION=, ACCOUNT=, TASKS=, SLURM_SITE=file, RESUME=1, REGRADE=1), and
+# with GPU_PARTITION= in two tiers: the emulation on CPU nodes, then the GPU
+# for the stages that passed (GPU_ARCH=90, GPU_SECONDS=300, GPU_JOBS=4).
 grade:
 	@[ -n "$(SUBMISSIONS)" ] || { echo "make grade needs SUBMISSIONS=dir, a folder of submission \
 	folders (each with labs/<lab>/<lab>.cu)"; exit 1; }
 	@case "$(SCHEDULER)" in "" | local | slurm) ;; *) echo "make grade: SCHEDULER=$(SCHEDULER) is \
 	not one this grader knows: leave it out (this machine), or SCHEDULER=slurm"; exit 1 ;; esac
+	@[ -z "$(GPU_PARTITION)" ] || [ "$(SCHEDULER)" = slurm ] || { echo "make grade: GPU_PARTITION= \
+	names where tier 2 of a grading through Slurm runs: give SCHEDULER=slurm too"; exit 1; }
 	@EMU=$(if $(filter 1,$(EMU)),1,0) grading/$(if $(filter slurm,$(SCHEDULER)),grade-slurm,grade).sh \
 	  "$(BUILD)" "$(SUBMISSIONS)" "$(or $(OUT),grades)" $(SELECTED)
 

@@ -2,7 +2,7 @@
 # grade-report.sh OUT LAB...: the class's grades, for the submissions
 # OUT/.graded names (this run's, folder names without spaces), from
 # OUT/<name>/<lab>/score.tsv
-# (lab, stage, points, out of, why, technique): OUT/grades.csv, one row a
+# (lab, stage, points, out of, why, technique, judged on): OUT/grades.csv, one row a
 # submission, with the stages whose outputs were right but whose kernels
 # lack their idea,
 # OUT/summary.md for the instructor, OUT/junit.xml for CI (a test suite a
@@ -52,7 +52,9 @@ rm -f "$csv" "$md" "$xml"
     echo
     echo "${#dirs[@]} submissions, labs: $*. Each stage scores its points only if"
     echo "every case of it was judged right by the grader's own binary (grading/grade.sh), and"
-    echo "its kernel shows the stage's idea, as counted under the emulation."
+    echo "its kernel shows the stage's idea, as counted under the emulation. \"Judged on\" says"
+    echo "where its outputs were judged last: under the CPU emulation, or on the GPU (in a"
+    echo "grading in two tiers, only the stages that scored under the emulation go to the GPU)."
     shown "$out/.how"
     echo
     for d in "${dirs[@]}"; do
@@ -62,13 +64,13 @@ rm -f "$csv" "$md" "$xml"
         fi
         echo "## $(shown "$d/.name"): $(awk -F'\t' '{ t += $3; m += $4 } END { print t " of " m }' "$d"/*/score.tsv)"
         echo
-        echo "| lab | stage | points | why |"
-        echo "|---|---|---|---|"
+        echo "| lab | stage | points | judged on | why |"
+        echo "|---|---|---|---|---|"
         for lab in "$@"; do
-            shown "$d/$lab/score.tsv" |
-                awk -F'\t' '{ gsub(/\|/, "/", $5); printf "| %s | %s | %s of %s | %s |\n", $1, $2, $3, $4, $5 }'
+            shown "$d/$lab/score.tsv" | awk -F'\t' '{ gsub(/\|/, "/", $5)
+                printf "| %s | %s | %s of %s | %s | %s |\n", $1, $2, $3, $4, ($7 == "" ? "-" : $7), $5 }'
             [ -f "$d/$lab/frame.note" ] && shown "$d/$lab/frame.note" |
-                awk -v lab="$lab" '{ gsub(/\|/, "/"); print "| " lab " | - | - | " $0 " |" }'
+                awk -v lab="$lab" '{ gsub(/\|/, "/"); print "| " lab " | - | - | - | " $0 " |" }'
         done
         echo
     done
@@ -90,7 +92,8 @@ for d in "${dirs[@]}"; do
             return "\"" s "\"" }
         { t += $3; tests = tests (NR > 1 ? ",\n    " : "    ") \
               sprintf("{\"name\": %s, \"score\": %s, \"max_score\": %s, \"output\": %s}",
-                      json($1 " stage " $2), $3, $4, json($5)) }
+                      json($1 " stage " $2), $3, $4,
+                      json($5 ($7 == "GPU" ? " [judged on the GPU]" : $7 == "" ? "" : " [judged under the CPU emulation]"))) }
         END { printf "{\n  \"score\": %s,\n  \"output\": %s,\n  \"tests\": [\n%s\n  ]\n}\n",
                     t + 0, json(ENVIRON["HOW"]), tests }' \
         > "$d/results.json"

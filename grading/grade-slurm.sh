@@ -19,6 +19,16 @@
 # submissions, at most 64), and SLURM_SITE=file, whose lines are sbatch
 # options for every job (--qos=..., --time=..., --constraint=...; # comments).
 # The judges and the pristine tree are built here first, once.
+#
+# Two tiers: with GPU_PARTITION=, the array above grades under the CPU
+# emulation (tier 1), and builds, for GPUs of GPU_ARCH (default 90, an
+# H100), each lab where a stage scored. A second array, on GPU_PARTITION
+# with --gres=gpu:1, grades again on the GPU the stages that scored (tier
+# 2, grade.sh TIER1=): its task k starts when tier-1 task k has ended well
+# (aftercorr), grades GPU_JOBS submissions at once on its GPU (default 4),
+# and gives each GPU_SECONDS (default 300) for all its stages. The reports
+# say where each stage was judged. (GPU_ARCH=emu, for tests on a machine
+# without a GPU, runs tier 2 on the emulated build, and says so.)
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=grading/names.sh
@@ -27,25 +37,32 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 # ---- in a job -------------------------------------------------------------
 # --task STATE RUN: array task $SLURM_ARRAY_TASK_ID of run RUN grades its slice.
 # --gather STATE: the last job: OUT's submissions and reports.
-if [ "${1:-}" = --task ]; then
+# --gpu-task STATE RUN: tier 2 of the same slice, on the GPU.
+if [ "${1:-}" = --task ] || [ "${1:-}" = --gpu-task ]; then
     state=$2 run=$3
     task=${SLURM_ARRAY_TASK_ID:?not in a Slurm array task}
     # shellcheck disable=SC1091 # written below, at submission
     . "$state/settings"
     cd "$here" || exit 1
-    SEED=$seed SUBMISSION_LIST=$state/$run/slice-$task EMU=$EMU \
-        grading/grade.sh "$build" "$submissions" "$state/$run/task-$task" "${labs[@]}"
+    export SEED=$seed SUBMISSION_LIST=$state/$run/slice-$task
+    if [ "$1" = --task ]; then
+        EMU=$EMU GPU_ARCH=$gpu_arch grading/grade.sh "$build" "$submissions" "$state/$run/task-$task" "${labs[@]}"
+    else
+        EMU=$([ "$gpu_arch" = emu ] && echo 1 || echo 0) JOBS=$gpu_jobs TIER1=$state/$run/task-$task \
+            grading/grade.sh "$build" "$submissions" "$state/$run/gpu-$task" "${labs[@]}"
+    fi
     exit
 fi
 gather() { # STATE: move what the tasks graded into OUT, mark the rest, report
-    local state=$1 base name where
+    local state=$1 base name where last_tier=task
     # shellcheck disable=SC1091 # written below, at submission
     . "$state/settings"
+    [ -n "$gpu_partition" ] && last_tier=gpu
     : > "$out/.graded"
     while IFS= read -r -d '' base; do
         name=$(out_name "$base")
         # the newest run's grading of it, if it finished
-        where=$(find "$state" -mindepth 4 -maxdepth 4 -path "$state/run-*/task-*/$name/.done" 2> /dev/null |
+        where=$(find "$state" -mindepth 4 -maxdepth 4 -path "$state/run-*/$last_tier-*/$name/.done" 2> /dev/null |
             sort -V | tail -n 1)
         if [ -n "$where" ]; then
             rm -rf "${out:?}/$name" && mv "$(dirname "$where")" "$out/$name"
@@ -58,8 +75,11 @@ gather() { # STATE: move what the tasks graded into OUT, mark the rest, report
         printf '%s\n' "$name" >> "$out/.graded"
     done < "$state/class"
     { cat "$state/prepare/.how" 2> /dev/null
+      [ -n "$gpu_partition" ] && printf 'Tier 2: the stages that scored under the emulation were judged again %s.\n' \
+          "$(sed -n 's/.*kernels run \([^.:;]*\).*/\1/p' "$state"/run-*/gpu-*/.how 2> /dev/null | tail -n 1)"
       printf 'Through Slurm: %s.\n' "$(paste -s -d';' "$state/jobs" | sed 's/;/; /g')"
     } > "$out/.how"
+    find "$state" -name gpu.run -delete # tier 1's builds for the GPU, used
     "$here/grading/grade-report.sh" "$out" "${labs[@]}"
 }
 if [ "${1:-}" = --gather ]; then
@@ -107,6 +127,21 @@ done < "$state/class"
 n=$(count "$state/todo")
 [ "$n" -gt 0 ] || { echo "grade: every submission in $out is graded; REGRADE=1 grades them again"; exit 0; }
 
+# Two tiers: tier 1 under the emulation (make sets EMU=1 for GPU_PARTITION=).
+# GPU_JOBS: 4 at once on an H100 keep every stage far within its limits
+# (results/grading.md), at three times the pace of one.
+EMU=${EMU:-0} gpu_arch="" gpu_jobs=${GPU_JOBS:-4}
+[[ ${JOBS_PER_TASK:-1} =~ ^[1-9][0-9]*$ ]] || { echo "grade: JOBS_PER_TASK=$JOBS_PER_TASK is no number"; exit 1; }
+if [ -n "${GPU_PARTITION:-}" ]; then
+    [ "$EMU" = 1 ] || { echo "grade: GPU_PARTITION= grades tier 1 under the emulation: EMU=1"; exit 1; }
+    gpu_arch=${GPU_ARCH:-90}
+    [[ $gpu_arch =~ ^([1-9][0-9]*[a-z]?|emu)$ ]] ||
+        { echo "grade: GPU_ARCH=$gpu_arch is no compute capability (90 on an H100, 80 on an A100)"; exit 1; }
+    for v in GPU_SECONDS="${GPU_SECONDS:-300}" GPU_JOBS="$gpu_jobs"; do
+        [[ ${v#*=} =~ ^[1-9][0-9]*$ ]] || { echo "grade: $v is no number"; exit 1; }
+    done
+fi
+
 # One seed for the class (kept, so that a resumed grading judges alike).
 if [ ! -f "$state/settings" ] || [ "${REGRADE:-}" = 1 ]; then
     seed=${SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
@@ -115,13 +150,15 @@ else
     seed=$(. "$state/settings" && echo "$seed")
 fi
 {
-    printf 'build=%q submissions=%q out=%q seed=%q EMU=%q\n' "$build" "$submissions" "$out" "$seed" "${EMU:-0}"
+    printf 'build=%q submissions=%q out=%q seed=%q EMU=%q\n' "$build" "$submissions" "$out" "$seed" "$EMU"
+    printf 'gpu_partition=%q gpu_arch=%q gpu_jobs=%q\n' "${GPU_PARTITION:-}" "$gpu_arch" "$gpu_jobs"
     printf 'labs=(%s)\n' "$(printf '%q ' "${labs[@]}")"
     printf 'export WEIGHTS=%q GRADE_RUN_SECONDS=%q GRADE_STAGE_SECONDS=%q GRADE_BUILD_SECONDS=%q\n' \
         "$(realpath "${WEIGHTS:-grading/weights.txt}")" "${GRADE_RUN_SECONDS:-900}" \
         "${GRADE_STAGE_SECONDS:-120}" "${GRADE_BUILD_SECONDS:-600}"
     printf 'export SANDBOX_MEM_MB=%q SANDBOX_DISK_MB=%q SANDBOX=%q JOBS=%q\n' "${SANDBOX_MEM_MB:-2048}" \
         "${SANDBOX_DISK_MB:-1024}" "${SANDBOX:-}" "${JOBS_PER_TASK:-1}"
+    printf 'export GPU_SECONDS=%q\n' "${GPU_SECONDS:-300}"
 } > "$state/settings"
 
 # The judges and the pristine tree, once, here (grade.sh with no one to grade);
@@ -149,19 +186,34 @@ if [ -n "${SLURM_SITE:-}" ]; then
     mapfile -t site < <(sed -e 's/#.*//' -e 's/^[ \t]*//' -e 's/[ \t]*$//' -e '/^$/d' "$SLURM_SITE")
 fi
 where=(${PARTITION:+--partition="$PARTITION"} ${ACCOUNT:+--account="$ACCOUNT"} "${site[@]}")
+gpus=""
+# a CPU for each grading a task runs at once (the site file may ask more)
 array=$(sbatch --parsable --job-name=grade --array=1-"$tasks" --chdir="$here" \
-    --output="$state/$run/logs/task-%a.log" "${where[@]}" \
+    --output="$state/$run/logs/task-%a.log" --cpus-per-task="${JOBS_PER_TASK:-1}" "${where[@]}" \
     --wrap="$(printf '%q ' "$here/grading/grade-slurm.sh" --task "$state" "$run")") ||
     { echo "grade: sbatch refused the job array (its message is above)"; exit 1; }
 array=${array%%;*}
-last=$(sbatch --parsable --job-name=grade-gather --dependency=afterany:"$array" --kill-on-invalid-dep=no \
+ends=$array tiers="job array $array of $tasks task$([ "$tasks" = 1 ] || echo s)"
+if [ -n "${GPU_PARTITION:-}" ]; then
+    # Tier 2: task k once tier-1 task k has ended well, else never. Its time:
+    # its slice's GPU budgets, at GPU_JOBS at once, and 10 minutes to judge.
+    longest=$(for f in "$state/$run"/slice-*; do count "$f"; echo; done | sort -n | tail -n 1)
+    minutes=$(( (longest * ${GPU_SECONDS:-300} / gpu_jobs + 59) / 60 + 10 ))
+    gpus=$(sbatch --parsable --job-name=grade-gpu --array=1-"$tasks" --chdir="$here" \
+        --output="$state/$run/logs/gpu-%a.log" ${ACCOUNT:+--account="$ACCOUNT"} \
+        --dependency=aftercorr:"$array" --kill-on-invalid-dep=yes --time="$minutes" --cpus-per-task="$gpu_jobs" \
+        "${site[@]}" --partition="$GPU_PARTITION" --gres=gpu:1 \
+        --wrap="$(printf '%q ' "$here/grading/grade-slurm.sh" --gpu-task "$state" "$run")") ||
+        { scancel "$array"; echo "grade: sbatch refused the GPU array (its message is above); the first is cancelled"; exit 1; }
+    ends=${gpus%%;*} tiers+=" on the CPU, then array $ends on GPUs of $GPU_PARTITION"
+fi
+last=$(sbatch --parsable --job-name=grade-gather --dependency=afterany:"$ends" --kill-on-invalid-dep=no \
     --chdir="$here" --output="$state/$run/logs/gather.log" "${where[@]}" \
     --wrap="$(printf '%q ' "$here/grading/grade-slurm.sh" --gather "$state")") ||
-    { scancel "$array"; echo "grade: sbatch refused the gathering job; the array is cancelled"; exit 1; }
+    { scancel "$array" ${gpus:+"${gpus%%;*}"}; echo "grade: sbatch refused the gathering job; the arrays are cancelled"; exit 1; }
 last=${last%%;*}
-printf '%s: job array %s of %s task%s, gathered by job %s\n' "$run" "$array" "$tasks" \
-    "$([ "$tasks" = 1 ] || echo s)" "$last" >> "$state/jobs"
-echo "grade: $n submissions in $tasks Slurm tasks: job array $array, gathered into $out by job $last (seed $seed)"
+printf '%s: %s, gathered by job %s\n' "$run" "$tiers" "$last" >> "$state/jobs"
+echo "grade: $n submissions in $tasks Slurm tasks: $tiers, gathered into $out by job $last (seed $seed)"
 [ "${WAIT:-1}" = 1 ] || exit 0
 
 # Progress until the gathering job ends: graded / running / pending of n.
@@ -171,11 +223,13 @@ while IFS= read -r -d '' base; do todo_names+=("$(out_name "$base")"); done < "$
 done_in_run() {
     local name k=0
     for name in "${todo_names[@]}"; do
-        [ -f "$out/$name/.done" ] || compgen -G "$state/$run/task-*/$name/.done" > /dev/null && k=$((k + 1))
+        [ -f "$out/$name/.done" ] || compgen -G "$state/$run/$last_tier-*/$name/.done" > /dev/null && k=$((k + 1))
     done
     echo "$k"
 }
-running_tasks() { squeue -h -j "$array" -t RUNNING -o %K 2> /dev/null; }
+last_tier=$([ -n "${GPU_PARTITION:-}" ] && echo gpu || echo task)
+# the slices being graded, in either tier
+running_tasks() { squeue -h -j "$array${gpus:+,${gpus%%;*}}" -t RUNNING -o %K 2> /dev/null | sort -u; }
 last_line=""
 progress() {
     local graded running=0 t line

@@ -30,6 +30,13 @@
 #   (the emulation runs kernels in the driver's own process), so a
 #   submission written to forge it could; what it cannot forge is the
 #   outputs' judgement.
+# - Two tiers (grading/grade-slurm.sh GPU_PARTITION=): tier 1, under the
+#   emulation on CPU nodes, with GPU_ARCH= also builds, for that GPU, each
+#   lab where a stage scored, and keeps the binary (gpu.run); tier 2,
+#   TIER1=its OUT, on a GPU node, builds nothing: it runs that binary for
+#   the stages that scored in tier 1 alone, judges them again, and copies
+#   tier 1's rows for the rest. A submission's stages share GPU_SECONDS of
+#   the GPU (default 300); a stage the budget leaves no time for fails.
 set -u
 # shellcheck source=grading/names.sh
 . "$(dirname "$0")/names.sh"
@@ -38,6 +45,8 @@ shift 3
 labs=("$@")
 here=$(pwd)
 export EMU=${EMU:-0}
+# where a stage's outputs were judged, for the reports (score.tsv's 7th)
+judged_on=$([ "$EMU" = 1 ] && echo emulation || echo GPU)
 seed=${SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
 weights=${WEIGHTS:-grading/weights.txt}
 jobs=${JOBS:-$(nproc)}
@@ -130,6 +139,10 @@ prepare() {
     for lab in "${labs[@]}"; do
         make --no-print-directory EMU="$EMU" SOLUTION=1 LAB="$lab" "$build/solutions/$lab/run" &&
             make -C "$pristine" --no-print-directory EMU="$EMU" GRADED=1 LAB="$lab" "$build/labs/$lab/run" || return 1
+        if [ -n "${GPU_ARCH:-}" ] && [ "$GPU_ARCH" != emu ]; then # tier 1 of two: the skeleton's objects for the GPU too
+            make -C "$pristine" --no-print-directory EMU=0 ARCH="$GPU_ARCH" GRADED=1 LAB="$lab" \
+                "build/labs/$lab/run" || return 1
+        fi
         # a judge with nothing to judge would grade every submission 0 of 0
         if [ -z "$(stage_ids "$lab")" ] || [ -z "$(cases "$lab")" ]; then
             echo "grade: the judge of $lab names no stages or no cases"
@@ -140,9 +153,16 @@ prepare() {
 }
 [ "$commit" = "${commit#none}" ] && [ -n "$(git status --porcelain -- common tests tools labs mk Makefile)" ] &&
     echo "grade: this checkout has uncommitted changes; grading uses the committed tree ($commit)"
-mkdir -p "$build" && : > "$out/judges.log"
-{ flock 8 && prepare; } 8> "$build/.grade.lock" 9>&- < /dev/null ||
-    { echo "grade: the judges or the skeletons do not build: see $out/judges.log"; exit 1; }
+if [ -n "${TIER1:-}" ]; then # tier 2 builds nothing: tier 1's judges, and its binaries
+    [[ ${GPU_SECONDS:-300} =~ ^[1-9][0-9]*$ ]] || { echo "grade: GPU_SECONDS=$GPU_SECONDS is no number of seconds"; exit 1; }
+    for lab in "${labs[@]}"; do
+        [ -x "$build/solutions/$lab/run" ] || { echo "grade: tier 2 finds no judge of $lab in $build"; exit 1; }
+    done
+else
+    mkdir -p "$build" && : > "$out/judges.log"
+    { flock 8 && prepare; } 8> "$build/.grade.lock" 9>&- < /dev/null ||
+        { echo "grade: the judges or the skeletons do not build: see $out/judges.log"; exit 1; }
+fi
 
 # The sandbox must hold before anyone is graded: asked once, on an empty
 # folder, with what it must hide. Without user namespaces, as another user
@@ -175,14 +195,16 @@ grade_lab() { # SUBMISSION NAME LAB: one lab of one submission, into OUT/NAME/LA
     local stages
     stages=$(stage_ids "$lab")
     # score.tsv: lab, stage, points, out of, why, technique (shown, missing,
-    # or - where the outputs were wrong, so it was not asked)
+    # or - where the outputs were wrong, so it was not asked), and where its
+    # outputs were judged (emulation or GPU)
     score() { # STAGE STATUS WHY [TECHNIQUE]
         local p got
         p=$(points "$lab" "$1")
         got=0
         [ "$2" = pass ] && got=$p
         [ "$2" = lazy ] && got=$(awk -v p="$p" -v s="$(technique_share)" 'BEGIN { print p * (1 - s) }')
-        printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$lab" "$1" "$got" "$p" "$3" "${4:--}" >> "$dir/score.tsv"
+        printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$lab" "$1" "$got" "$p" "$3" "${4:--}" "$judged_on" \
+            >> "$dir/score.tsv"
     }
     all() { local s; for s in $stages; do score "$s" "$@"; done; }
     : > "$dir/score.tsv"
@@ -257,20 +279,13 @@ grade_lab() { # SUBMISSION NAME LAB: one lab of one submission, into OUT/NAME/LA
         rm -rf "$work"
         return
     fi
-    # judged here, by the grader's binary
-    local k=0 c
     : > "$dir/judge.log"
-    for c in $(cases "$lab"); do
-        k=$((k + 1))
-        "$build/solutions/$lab/run" judge="$work/results/$k" n="${c%%:*}" block="${c##*:}" \
-            seed="$seed" >> "$dir/judge.log" 2>&1
-    done
+    judge "$lab" "$work/results" "$dir/judge.log"
     local cases_n
     cases_n=$(cases "$lab" | wc -w)
     for s in $stages; do
         local right wrong stopped=""
-        right=$(awk -F'\t' -v s="$s" '$1 == "RESULT" && $2 == s && $6 == "ok"' "$dir/judge.log" | wc -l)
-        wrong=$(awk -F'\t' -v s="$s" '$1 == "RESULT" && $2 == s && $6 != "ok"' "$dir/judge.log" | wc -l)
+        read -r right wrong < <(judged "$s" "$dir/judge.log")
         grep -q "^grade: stage $s was stopped after" "$dir/run.log" && stopped="stopped after $each s (hung?); "
         if [ "$wrong" -eq 0 ] && [ "$right" -ge "$cases_n" ]; then
             local technique verdict
@@ -289,7 +304,103 @@ grade_lab() { # SUBMISSION NAME LAB: one lab of one submission, into OUT/NAME/LA
             score "$s" fail "$(cat "$dir/stopped" 2> /dev/null)$stopped$wrong of $((right + wrong)) cases wrong; first: $(first_wrong "$s" "$dir/judge.log")"
         fi
     done
+    # Tier 1 of two (GPU_ARCH=): a lab where a stage scored goes to the GPU
+    # next, as a binary built here, on a CPU node, for that GPU.
+    # (GPU_ARCH=emu, for tests on a machine without one: the emulated build.)
+    rm -f "$dir/gpu.run"
+    if [ "${GPU_ARCH:-}" = emu ]; then
+        awk -F'\t' '$3 > 0 { f = 1 } END { exit !f }' "$dir/score.tsv" && cp "$work/$ebin" "$dir/gpu.run"
+    elif [ -n "${GPU_ARCH:-}" ] && awk -F'\t' '$3 > 0 { f = 1 } END { exit !f }' "$dir/score.tsv"; then
+        rm -f "$work/build/labs/$lab/run"
+        SANDBOX_KEEP=build grading/sandbox.sh "$work" "${GRADE_BUILD_SECONDS:-600}" "${hide[@]}" -- \
+            env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make --no-print-directory -j2 EMU=0 ARCH="$GPU_ARCH" \
+            GRADED=1 LAB="$lab" "build/labs/$lab/run" 2>&1 | cap > "$dir/gpu-build.log"
+        [ -x "$work/build/labs/$lab/run" ] && cp "$work/build/labs/$lab/run" "$dir/gpu.run"
+    fi
     rm -rf "$work"
+}
+
+# Tier 2 (TIER1=its OUT): on the GPU, only the stages of a lab that scored
+# in tier 1, with the binary tier 1 built; tier 1's rows for the rest. Each
+# stage in a sandbox of its own, timed from here, within what is left of
+# the submission's GPU budget (gpu_left, in ms, kept by grade_one).
+gpu_lab() { # NAME LAB
+    local name=$1 lab=$2 dir="$out/$1/$2" from="$TIER1/$1/$2" work="$works/$1-$2"
+    local hide=("$here" "$submissions" "$out" "$TIER1") each=${GRADE_STAGE_SECONDS:-120}
+    mkdir -p "$dir" && cp -a "$from/." "$dir/" && rm -f "$dir/gpu.run" "$dir/gpu-run.log"
+    local scored s
+    scored=$(awk -F'\t' '$3 > 0 { print $2 }' "$from/score.tsv")
+    [ -n "$scored" ] || return 0
+    declare -A took=()
+    : > "$dir/gpu-judge.log"
+    if [ -x "$from/gpu.run" ]; then
+        for s in $scored; do
+            local limit=$(( gpu_left / 1000 < each ? gpu_left / 1000 : each )) t0
+            if [ "$limit" -lt 1 ]; then
+                echo "grade: stage $s was not run: the submission's GPU budget of ${GPU_SECONDS:-300} s was spent" \
+                    >> "$dir/gpu-run.log"
+                continue
+            fi
+            # a fresh folder a stage: no stage's run can touch another's results
+            rm -rf "$work" && mkdir -p "$work/results" && cp "$from/gpu.run" "$work/run" || return 1
+            t0=$(date +%s%N)
+            SANDBOX_KEEP=results grading/sandbox.sh "$work" "$((limit + 5))" "${hide[@]}" -- \
+                timeout -k 2 "$limit" ./run dump=results cases=all stage="$s" seed="$seed" 2>&1 |
+                cap >> "$dir/gpu-run.log"
+            case ${PIPESTATUS[0]} in
+            124 | 137) echo "grade: stage $s was stopped after $limit s" >> "$dir/gpu-run.log" ;;
+            esac
+            took[$s]=$(( ($(date +%s%N) - t0) / 1000000 ))
+            gpu_left=$(( gpu_left - took[$s] ))
+            if [ -n "$(find "$work/results" ! -type d ! -type f -print -quit)" ]; then
+                echo "grade: stage $s: its results hold a link or a special file" >> "$dir/gpu-run.log"
+                rm -rf "$work/results" && mkdir "$work/results" # judged as if it wrote nothing
+            fi
+            judge "$lab" "$work/results" "$dir/gpu-judge.log" stage="$s"
+        done
+        rm -rf "$work"
+    fi
+    # each row that scored: kept, judged on the GPU, if every case was right
+    # there; else failed, saying why
+    local cases_n row right wrong why f there="on the GPU"
+    [ "$judged_on" = GPU ] || there="in tier 2 (emulated, GPU_ARCH=emu)"
+    cases_n=$(cases "$lab" | wc -w)
+    while IFS= read -r row; do
+        IFS=$'\t' read -r -a f <<< "$row"
+        if ! grep -qxF "${f[1]}" <<< "$scored"; then printf '%s\n' "$row"; continue; fi
+        s=${f[1]}
+        read -r right wrong < <(judged "$s" "$dir/gpu-judge.log")
+        if [ ! -x "$from/gpu.run" ]; then
+            why="right under the emulation, but it does not build for the GPU (gpu-build.log): $(grep -m1 -E '(^|[^A-Za-z])error([^A-Za-z]|$)' \
+                "$dir/gpu-build.log" 2> /dev/null | head -c 300)"
+        elif [ -z "${took[$s]:-}" ]; then
+            why="right under the emulation, but not run $there: the submission's GPU budget of ${GPU_SECONDS:-300} s was spent"
+        elif [ "$wrong" -eq 0 ] && [ "$right" -ge "$cases_n" ]; then
+            printf '%s\t%s\t%s\t%s\t%s; right %s too (%s cases in %s s)\t%s\t%s\n' "${f[@]:0:4}" "${f[4]}" \
+                "$there" "$right" "$(awk -v ms="${took[$s]}" 'BEGIN { printf "%.1f", ms / 1000 }')" "${f[5]}" "$judged_on"
+            continue
+        else
+            why=$(sed -n "s/^grade: stage $s was \(stopped after [0-9]* s\)$/\1 (hung?); /p" "$dir/gpu-run.log" | head -n 1)
+            why="right under the emulation, but $there ${why}$wrong of $((right + wrong)) cases wrong; first: $(first_wrong "$s" "$dir/gpu-judge.log")"
+        fi
+        printf '%s\t%s\t0\t%s\t%s\t-\t%s\n' "${f[0]}" "$s" "${f[3]}" "$why" "$judged_on"
+    done < "$from/score.tsv" > "$dir/score.tsv"
+}
+
+# The grader's binary judges the results a run left in folder $2 (a folder
+# a case), here, adding to log $3; more arguments go to it (stage=ID).
+judge() { # LAB RESULTS LOG [ARG...]
+    local lab=$1 results=$2 log=$3 k=0 c
+    shift 3
+    for c in $(cases "$lab"); do
+        k=$((k + 1))
+        "$build/solutions/$lab/run" judge="$results/$k" n="${c%%:*}" block="${c##*:}" seed="$seed" "$@" >> "$log" 2>&1
+    done
+}
+# How many of stage $1's cases judge log $2 holds right, and how many wrong.
+judged() {
+    awk -F'\t' -v s="$1" '$1 == "RESULT" && $2 == s { if ($6 == "ok") r++; else w++ }
+        END { print r + 0, w + 0 }' "$2" 2> /dev/null || echo 0 0
 }
 
 # What the emulated driver in the sandbox said of stage $1's technique, in
@@ -316,13 +427,19 @@ grade_one() { # SUBMISSION: every lab, one after another
     name=$(out_name "$base") shown=$(shown_name "$base")
     rm -rf "${out:?}/$name" && mkdir -p "$out/$name" && printf '%s\n' "$shown" > "$out/$name/.name" &&
         printf '%s\n' "$name" >> "$out/.graded"
-    for lab in "${labs[@]}"; do grade_lab "$sub" "$name" "$lab"; done
+    if [ -n "${TIER1:-}" ]; then # tier 2: what tier 1 graded whole, nothing else
+        [ -f "$TIER1/$name/.done" ] || { echo "grade: $shown: not graded in tier 1"; return; }
+        local gpu_left=$(( ${GPU_SECONDS:-300} * 1000 ))
+        for lab in "${labs[@]}"; do gpu_lab "$name" "$lab"; done
+    else
+        for lab in "${labs[@]}"; do grade_lab "$sub" "$name" "$lab"; done
+    fi
     : > "$out/$name/.done" # every lab graded: what a grading through Slurm counts
     echo "grade: $shown: $(awk -F'\t' '{ t += $3; m += $4 } END { print t " of " m }' "$out/$name"/*/score.tsv)"
 }
-export -f grade_one grade_lab stage_ids cases points technique_share technique_of first_wrong frame cap \
+export -f grade_one grade_lab gpu_lab judge judged stage_ids cases points technique_share technique_of first_wrong frame cap \
     out_name shown_name
-export build out here submissions seed weights pristine works
+export build out here submissions seed weights pristine works judged_on
 export LABS_LIST="${labs[*]}"
 if [ -z "$(find "$submissions" -mindepth 1 -maxdepth 1 -type d -print -quit)" ]; then
     echo "grade: $submissions is empty, so nobody was graded; the judges and the pristine tree are ready"
