@@ -11,9 +11,11 @@ dir=${1:-.slurm-debs}
 mkdir -p "$dir"
 packages="slurmctld slurmd slurm-client slurm-wlm-basic-plugins munge libmunge2
     libhwloc15 libjson-c5 liblua5.1-0 libnuma1 libyaml-0-2 libdbus-1-3 libreadline8 liblz4-1"
-[ -n "$(ls /var/lib/apt/lists 2> /dev/null | head -n 1)" ] || apt-get update -qq
+[ -n "$(find /var/lib/apt/lists -mindepth 1 -print -quit 2> /dev/null)" ] || apt-get update -qq
 # shellcheck disable=SC2086 # a list of names
-(cd "$dir" && apt-get download -q $packages 2>&1 | grep -v 'unsandboxed' || true)
+(cd "$dir" && apt-get download -q $packages) 2>&1 | grep -v 'unsandboxed' || true
+debs=("$dir"/*.deb)
+[ -f "${debs[0]}" ] || { echo "carry-slurm: apt-get downloaded nothing"; exit 1; }
 cat > "$dir/unpack.sh" << 'UNPACK'
 # unpack.sh: the packages beside it onto /, adding files only (the
 # machine's own, and its links such as /lib -> usr/lib, are kept).
@@ -31,4 +33,4 @@ missing=$(for f in /usr/sbin/slurmctld /usr/sbin/slurmd /usr/sbin/slurmstepd /us
 [ -z "$missing" ] || { echo "unpack.sh: still missing: $missing"; exit 1; }
 echo "unpack.sh: Slurm $(slurmd -V | cut -d' ' -f2) and munge are here"
 UNPACK
-echo "carry-slurm: $(ls "$dir"/*.deb | wc -l) packages in $dir, $(du -sh "$dir" | cut -f1); on the machine: sh $dir/unpack.sh"
+echo "carry-slurm: ${#debs[@]} packages in $dir, $(du -sh "$dir" | cut -f1); on the machine: sh $dir/unpack.sh"

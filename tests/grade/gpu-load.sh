@@ -12,7 +12,7 @@ set -u
 cd "$(dirname "$0")/../.." || exit 1
 tier1=$(cd "$1" && pwd) name=$2
 shift 2
-labs=$(cd "$tier1/$name" && ls -d -- */ | tr -d /)
+labs=$(find "$tier1/$name" -mindepth 1 -maxdepth 1 -type d -printf '%f\n' | sort)
 work=$(mktemp -d "${TMPDIR:-/tmp}/gpu-load.XXXXXX") && chmod 700 "$work" || exit 1
 trap 'rm -rf "$work"' EXIT
 scored=$(cat "$tier1/$name"/*/score.tsv | awk -F'\t' '$3 > 0' | wc -l)

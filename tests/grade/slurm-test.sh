@@ -51,7 +51,7 @@ TASKS=4 WAIT=0 grade SCHEDULER=slurm OUT="$work/slurm1" > "$work/slurm1.log" 2>&
     { cat "$work/slurm1.log"; say "make grade SCHEDULER=slurm failed"; exit 1; }
 gpu_arch=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2> /dev/null | head -n 1 | tr -d .)
 : "${gpu_arch:=emu}"
-two() { TASKS=4 GPU_PARTITION=gpu GPU_ARCH=$gpu_arch grade SCHEDULER=slurm OUT="$work/slurm2" "$@"; }
+two() { TASKS=4 GPU_PARTITION=gpu GPU_ARCH=$gpu_arch grade SCHEDULER=slurm OUT="$work/slurm2"; }
 WAIT=0 two > "$work/slurm2.log" 2>&1 || { cat "$work/slurm2.log"; say "make grade SCHEDULER=slurm GPU_PARTITION=gpu failed"; exit 1; }
 job() { sed -n "s/.*$2 \([0-9]*\).*/\1/p" "$work/$1/.slurm/jobs" | tail -n 1; } # OUT, the words before its id
 scancel "$(job slurm2 'job array')_2"
