@@ -44,7 +44,7 @@ if [ "${1:-}" = --task ] || [ "${1:-}" = --gpu-task ]; then
     # shellcheck disable=SC1091 # written below, at submission
     . "$state/settings"
     cd "$here" || exit 1
-    export SEED=$seed SUBMISSION_LIST=$state/$run/slice-$task
+    export SEED=$seed SUBMISSION_LIST=$state/$run/slice-$task PREPARED=1 # the judges: below, at submission
     if [ "$1" = --task ]; then
         EMU=$EMU GPU_ARCH=$gpu_arch grading/grade.sh "$build" "$submissions" "$state/$run/task-$task" "${labs[@]}"
     else

@@ -153,11 +153,15 @@ prepare() {
 }
 [ "$commit" = "${commit#none}" ] && [ -n "$(git status --porcelain -- common tests tools labs mk Makefile)" ] &&
     echo "grade: this checkout has uncommitted changes; grading uses the committed tree ($commit)"
-if [ -n "${TIER1:-}" ]; then # tier 2 builds nothing: tier 1's judges, and its binaries
+# A Slurm task (PREPARED=1) finds them made by the job that submitted it,
+# and tier 2 builds nothing: tier 1's judges, and its binaries.
+if [ -n "${TIER1:-}" ] || [ "${PREPARED:-}" = 1 ]; then
     [[ ${GPU_SECONDS:-300} =~ ^[1-9][0-9]*$ ]] || { echo "grade: GPU_SECONDS=$GPU_SECONDS is no number of seconds"; exit 1; }
     for lab in "${labs[@]}"; do
-        [ -x "$build/solutions/$lab/run" ] || { echo "grade: tier 2 finds no judge of $lab in $build"; exit 1; }
+        [ -x "$build/solutions/$lab/run" ] || { echo "grade: no judge of $lab in $build: was it prepared?"; exit 1; }
     done
+    [ -n "${TIER1:-}" ] || [ "$(cat "$pristine/.tree" 2> /dev/null)" ] ||
+        { echo "grade: no pristine tree in $pristine: was it prepared?"; exit 1; }
 else
     mkdir -p "$build" && : > "$out/judges.log"
     { flock 8 && prepare; } 8> "$build/.grade.lock" 9>&- < /dev/null ||
