@@ -312,9 +312,11 @@ grade_lab() { # SUBMISSION NAME LAB: one lab of one submission, into OUT/NAME/LA
     # next, as a binary built here, on a CPU node, for that GPU.
     # (GPU_ARCH=emu, for tests on a machine without one: the emulated build.)
     rm -f "$dir/gpu.run"
-    if [ "${GPU_ARCH:-}" = emu ]; then
-        awk -F'\t' '$3 > 0 { f = 1 } END { exit !f }' "$dir/score.tsv" && cp "$work/$ebin" "$dir/gpu.run"
-    elif [ -n "${GPU_ARCH:-}" ] && awk -F'\t' '$3 > 0 { f = 1 } END { exit !f }' "$dir/score.tsv"; then
+    if [ -z "${GPU_ARCH:-}" ] || ! awk -F'\t' '$3 > 0 { f = 1 } END { exit !f }' "$dir/score.tsv"; then
+        : # one tier, or nothing for the GPU to judge again
+    elif [ "$GPU_ARCH" = emu ]; then
+        cp "$work/$ebin" "$dir/gpu.run"
+    else
         rm -f "$work/build/labs/$lab/run"
         SANDBOX_KEEP=build grading/sandbox.sh "$work" "${GRADE_BUILD_SECONDS:-600}" "${hide[@]}" -- \
             env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make --no-print-directory -j2 EMU=0 ARCH="$GPU_ARCH" \

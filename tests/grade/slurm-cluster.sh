@@ -10,8 +10,8 @@
 # the node takes jobs; partitions "cpu" (the default) and "gpu" hold the
 # node. GPUS=N (the H100 machine: 1) declares N GPUs as a generic resource
 # (gres/gpu, /dev/nvidia0...) on it, so --gres=gpu:1 jobs run there; on a
-# machine without /dev/nvidia0 the resource is a count with no device, so
-# that the jobs of a grading's GPU tier are scheduled as on a cluster.
+# machine without /dev/nvidia0, empty files in DIR stand for the devices,
+# so that the jobs of a grading's GPU tier are scheduled as on a cluster.
 # CPUS=N gives the node N CPUs to schedule, more than it has if need be
 # (default: as many as it has): a test whose jobs mostly wait runs more.
 set -u
