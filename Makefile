@@ -315,6 +315,7 @@ help::
 	@echo "  make handouts            the handouts as HTML in $(BUILD)/handouts/ (start at index.html)"
 	@echo "  make bench LAB=reduce    on a GPU: every stage, the library and the copy from n = 2^10"
 	@echo "                           to 2^28, to results/bench/<gpu>/<lab>.csv and a plot (.svg)"
+	@echo "      VARIANT=all                         every variant, in the one CSV, a plot each"
 	@echo "  make sanitize LAB=reduce STAGE=3 TOOL=racecheck   on a GPU: the stage once under"
 	@echo "                           compute-sanitizer (TOOL=memcheck, racecheck, synccheck, initcheck)"
 	@echo "  make profile LAB=reduce STAGE=2   on a GPU: the stage's kernels under Nsight Compute:"

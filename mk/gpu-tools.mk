@@ -69,8 +69,10 @@ profile: $(BINARIES)
 
 # make bench: every stage, the library and the copy from n = 2^10 to 2^28,
 # each checked once and timed as make run times it, into
-# results/bench/<gpu>/<lab>.csv and a gnuplot .svg beside it (tools/bench.sh;
-# OUT= another folder). Times under the emulation would be the CPU's: refused.
+# results/bench/<gpu>/<lab>.csv and a gnuplot plot beside it, <lab>.svg, and
+# with VARIANT=all <lab>-<variant>.svg for each variant after the first
+# (tools/bench.sh; OUT= another folder). Times under the emulation would be
+# the CPU's: refused.
 bench: $(if $(filter 1,$(EMU)),,$(BINARIES))
 	@if [ "$(EMU)" = 1 ]; then echo "make bench: no sweep under EMU=1: its times would be the \
 	CPU's, not a GPU's. Run it where nvidia-smi finds a GPU (make check-bench tests the CSV and \

@@ -13,3 +13,14 @@ bench_awk() {
         !named { for (i = 1; i <= NF; i++) col[$i] = i; named = 1; next }
         '"$1" "$2"
 }
+
+# bench_table_ideas LOG: "ID<tab>idea" for each row of the driver's run
+# tables in LOG (copy, lib and the stages), the first of each ID: what the
+# table's idea column says, found under its title.
+bench_table_ideas() {
+    awk '{ gsub(/\033\[[0-9;]*m/, "") }
+        /^stage +idea +check/ { from = index($0, "idea"); to = index($0, "check"); rules = 0; next }
+        from && /^-+ / { if (++rules == 2) from = 0; next }
+        from && rules == 1 && !seen[$1]++ {
+            idea = substr($0, from, to - from); sub(/ +$/, "", idea); print $1 "\t" idea }' "$1"
+}

@@ -3,10 +3,11 @@
 # csv=) at n = 2^10, 2^12, ... 2^28, one table a size: every stage, the
 # library and the copy, each checked once and then timed as `make run` times
 # them. The rows go to OUT/<gpu>/<lab>.csv under a header naming the GPU,
-# driver, CUDA, date and commit; then tools/bench-plot.sh draws
-# OUT/<gpu>/<lab>.svg from it. A matrix lab (transpose) takes, for each
-# size, the square of that many elements and the odd shape one row short and
-# one column over.
+# driver, CUDA, date, commit and each row's idea; then tools/bench-plot.sh
+# draws OUT/<gpu>/<lab>.svg from it, and with VARIANT=all (every variant in
+# the one CSV) OUT/<gpu>/<lab>-<variant>.svg for each variant after the
+# first. A matrix lab (transpose) takes, for each size, the square of that
+# many elements and the odd shape one row short and one column over.
 #   STAGE= and VARIANT= pass to the driver (VARIANT=all: every variant; the
 #   first by default). BENCH_SIZES="2^10 2^12" replaces the sizes: the tests'
 #   tiny sweep. COMMIT= names the commit where git cannot.
@@ -39,6 +40,14 @@ shapes() { # LAB: the sizes its driver takes
 
 wrong_rows() { bench_awk '$col["check"] == "WRONG" { k++ } END { print k + 0 }' "$1"; }
 
+# LAB LOG: the header's "# stage ID: idea" lines, which the plot's key reads:
+# the stages' ideas whole from the driver, the copy's and the library's from
+# its table in LOG.
+ideas() {
+    { bench_table_ideas "$2" | awk -F '\t' '$1 == "copy" || $1 == "lib"'
+      "$bins/$1/run" list=stages; } | sed 's/\t/: /; s/^/# stage /'
+}
+
 status=0
 for lab in "$@"; do
     csv=$out/$folder/$lab.csv log=$out/$folder/$lab.log
@@ -62,6 +71,7 @@ for lab in "$@"; do
         echo "# date: $(date -u '+%Y-%m-%d %H:%M UTC')"
         echo "# commit: $commit"
         echo "# seed: $seed${STAGE:+, STAGE=$STAGE}${VARIANT:+, VARIANT=$VARIANT}"
+        ideas "$lab" "$log"
         cat "$tmp"
     } > "$csv"
     rm -f "$tmp"
@@ -70,6 +80,9 @@ for lab in "$@"; do
     wrong=$(bench_awk '$col["check"] == "WRONG" && !seen[$col["stage"]]++ { printf " %s", $col["stage"] }' "$csv")
     [ -z "$wrong" ] || echo "bench: $lab: wrong results from stage$wrong, left out of the plot" \
         "(make test LAB=$lab says why)"
+    for variant in $("$bins/$lab/run" list=variants); do # another sweep's plots would mislead
+        rm -f "$out/$folder/$lab-$variant.svg"
+    done
     tools/bench-plot.sh "$csv" || status=1
 done
 exit $status

@@ -1,20 +1,29 @@
 #!/usr/bin/env bash
 # bench-test.sh: make bench's CSV and plot code, on a tiny sweep under the
 # emulation (CI has no GPU): the solutions of map and transpose at two sizes
-# each, and map's untouched skeleton, whose wrong stages must be written as
-# WRONG and left out of the plot. `make check-bench` runs it.
+# each; reduce's with VARIANT=all, one CSV of every variant and a plot a
+# variant; and map's untouched skeleton, whose wrong stages must be written
+# as WRONG and left out of the plot. Every plot's key names each stage by
+# its idea. `make check-bench` runs it.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/bench-test.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 status=0
 fail() { echo "bench-test: $*"; status=1; }
+# SVG LAB: does SVG's key give each of LAB's stages as "ID: idea", as its driver names them?
+names_ideas() {
+    local id idea
+    while IFS=$'\t' read -r id idea; do
+        idea=${idea//&/&amp;} idea=${idea//</&lt;}
+        grep -qF "$id: ${idea//>/&gt;}" "$1" 2> /dev/null || return 1
+    done < <(build/emu/solutions/"$2"/run list=stages)
+}
 
-for tree in SOLUTION=1 SOLUTION=; do
-    for lab in map transpose; do
-        make --no-print-directory build LAB=$lab EMU=1 $tree > "$tmp/build.log" 2>&1 ||
-            { tail -5 "$tmp/build.log"; fail "make build LAB=$lab EMU=1 $tree fails"; exit 1; }
-    done
+for build in "map SOLUTION=1" "transpose SOLUTION=1" "reduce SOLUTION=1" "map SOLUTION=" "transpose SOLUTION="; do
+    read -r lab tree <<< "$build"
+    make --no-print-directory build LAB="$lab" EMU=1 "$tree" > "$tmp/build.log" 2>&1 ||
+        { tail -5 "$tmp/build.log"; fail "make build LAB=$lab EMU=1 $tree fails"; exit 1; }
 done
 command -v gnuplot > /dev/null || { fail "gnuplot is missing (make deps installs it)"; exit 1; }
 
@@ -46,9 +55,20 @@ awk -F, '!/^#/ && $1 != "lab" { rows++; if (NF != 12 || $7 != ($6 == "copy" ? "-
 awk -F, '$3 == 4096 && $6 == "5" && $8 > 0 && $11 > 0 && $12 > 0 { found = 1 } END { exit !found }' "$csv" ||
     fail "map.csv has no time, CPU time and speedup for stage 5 at n = 4096"
 svg=${csv%.csv}.svg
-for text in "<svg" "time per element" "share of the copy" "speedup over one CPU core" "stage 5" "copy"; do
+for text in "<svg" "time per element" "share of the copy" "speedup over one CPU core" "copy: "; do
     grep -q "$text" "$svg" 2> /dev/null || fail "map.svg does not show '$text'"
 done
+names_ideas "$svg" map || fail "map.svg's key does not name each stage by its idea (ID: idea)"
+
+# a CSV from before the ideas were in its header: they come from the log beside it, else by number
+mkdir "$tmp/old" && grep -v '^# stage ' "$csv" > "$tmp/old/map.csv" && cp "${csv%.csv}.log" "$tmp/old/"
+if ! { tools/bench-plot.sh "$tmp/old/map.csv" > /dev/null && names_ideas "$tmp/old/map.svg" map; }; then
+    fail "bench-plot.sh did not take the ideas from the log beside a CSV without them"
+fi
+rm "$tmp/old/map.log"
+if ! { tools/bench-plot.sh "$tmp/old/map.csv" > /dev/null && grep -q '>stage 5<' "$tmp/old/map.svg"; }; then
+    fail "bench-plot.sh did not name the stages by number, with neither the ideas nor a log"
+fi
 
 # the plot reads the columns by name: in another order, and with one more, it is the same
 mkdir "$tmp/shuffled" && awk -F, -v OFS=, '/^#/ { print; next }
@@ -63,12 +83,41 @@ for shape in 32,32 31,33 64,64 63,65; do
     grep -q "^transpose,-,[0-9]*,$shape,copy," "$tcsv" 2> /dev/null ||
         fail "transpose.csv has no ${shape/,/x} shape"
 done
-grep -q "stage 1" "${tcsv%.csv}.svg" 2> /dev/null || fail "transpose.svg does not show stage 1"
+names_ideas "${tcsv%.csv}.svg" transpose || fail "transpose.svg's key does not name each stage by its idea"
+grep -q "square matrices" "${tcsv%.csv}.svg" || fail "transpose.svg does not say it shows the squares"
+
+# VARIANT=all: one CSV holding every variant, a plot a variant (the first as reduce.svg)
+VARIANT=all BENCH_SIZES="2^10 2^12" COMMIT=tested tools/bench.sh build/emu/solutions "$tmp/all" reduce \
+    > "$tmp/all.log" 2>&1 || { cat "$tmp/all.log"; fail "tools/bench.sh VARIANT=all failed on reduce"; }
+rcsv=$tmp/all/CPU-emulation/reduce.csv
+mapfile -t variants < <(build/emu/solutions/reduce/run list=variants)
+[ ${#variants[@]} -ge 2 ] || fail "reduce has fewer than 2 variants: VARIANT=all tests nothing"
+rows=$((2 * ($(tests/grade/stages.sh build/emu/solutions reduce) + 1)))
+for k in "${!variants[@]}"; do
+    variant=${variants[k]} svg=${rcsv%.csv}-${variants[k]}.svg
+    [ "$k" != 0 ] || svg=${rcsv%.csv}.svg
+    [ "$(grep -c "^reduce,$variant,[0-9]*,[0-9]*,1,[^,]*,ok," "$rcsv" 2> /dev/null)" = $rows ] ||
+        fail "reduce.csv does not hold $variant's library and stages, checked ok, at 2 sizes"
+    grep -q ">reduce, $variant on CPU emulation (tested)<" "$svg" 2> /dev/null ||
+        fail "${svg##*/} is not the plot of reduce's variant $variant"
+    names_ideas "$svg" reduce || fail "${svg##*/}'s key does not name each stage by its idea"
+    grep -q ">library: " "$svg" 2> /dev/null || fail "${svg##*/}'s key does not name the library"
+done
+plots=("$tmp/all/CPU-emulation/"*.svg)
+[ ${#plots[@]} = ${#variants[@]} ] ||
+    fail "VARIANT=all drew ${#plots[@]} plots of reduce's ${#variants[@]} variants, not one each"
+# then the first variant alone: the plots of the others, from the sweep before, go
+BENCH_SIZES="2^10" tools/bench.sh build/emu/solutions "$tmp/all" reduce > /dev/null 2>&1 ||
+    fail "tools/bench.sh failed on reduce's first variant"
+plots=("$tmp/all/CPU-emulation/"*.svg)
+[ "${plots[*]}" = "$tmp/all/CPU-emulation/reduce.svg" ] ||
+    fail "a sweep of one variant left another sweep's plots beside its own: ${plots[*]##*/}"
 
 scsv=$tmp/skeleton/CPU-emulation/map.csv
 [ "$(grep -c ',WRONG,' "$scsv" 2> /dev/null)" = "$stages" ] ||
     fail "the skeleton's $stages stages are not written as WRONG in its CSV"
-grep -q "stage 1" "${scsv%.csv}.svg" && fail "the skeleton's plot shows a wrong stage"
+grep -q "one thread per element" "${scsv%.csv}.svg" && fail "the skeleton's plot shows a wrong stage"
 
-[ $status = 0 ] && echo "bench-test: the CSV and the plots of a tiny emulated sweep are right; make bench EMU=1 refuses"
+[ $status = 0 ] && echo "bench-test: the CSV and the plots of a tiny emulated sweep are right, one a" \
+    "variant with VARIANT=all, each stage named by its idea; make bench EMU=1 refuses"
 exit $status
