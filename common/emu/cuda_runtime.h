@@ -38,6 +38,7 @@
 #define __forceinline__ inline
 #define __noinline__
 #define __launch_bounds__(...)
+#define __maxnreg__(...)
 #define __align__(n) __attribute__((aligned(n)))
 
 /* ---- where a thread is ------------------------------------------------ */

@@ -352,10 +352,13 @@ static void scan_large_stage3(const struct args *a, int block)
 /* At most 40 registers a thread, where the compiler would take 48, so that
  * six blocks of 256 threads fit on an SM instead of five: while one tile
  * waits for its carry, more of the others keep memory busy (on an H100,
- * 0.94 ms became 0.91 at 2^28; results/H100.md). */
+ * 0.94 ms became 0.91 at 2^28; results/H100.md). __maxnreg__ says so on
+ * every GPU; __launch_bounds__(512, 3) said it by asking an SM for 1536
+ * threads, which some GPUs do not have. */
 template <typename T>
-__global__ void __launch_bounds__(MAX_TILE_THREADS, 3) scan_large_stage4_kernel(const T *in, T *out, size_t n,
-                                         unsigned long long *status, bool inclusive)
+__global__ void __maxnreg__(40)
+    scan_large_stage4_kernel(const T *in, T *out, size_t n, unsigned long long *status,
+                             bool inclusive)
 {
     /* TODO stage 4 ----------------------------------------------------------
      * Goal: stage 3, but no tile waits for a whole chain. As soon as it
