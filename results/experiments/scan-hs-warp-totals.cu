@@ -1,0 +1,137 @@
+/* scan-hs-warp-totals.cu: scan-HS's stage 3 as it is ("two": warp 0 scans the
+ * warps' totals between two barriers), with one barrier ("one": every warp
+ * scans them), with a loop over the warps before ("sum"), with CUB's unrolled
+ * sum over a compile-time count of warps ("unr"), the same with exclusive
+ * as inclusive less the value ("unr2"), against cub::BlockScan<int, 256>;
+ * ints, blocks of 256, median of 20 CUDA-event runs after 3.
+ * results/H100.md ("scan-HS's stage 3 against cub::BlockScan") has what it printed.
+ *   nvcc -O3 -arch=sm_90 -std=c++17 scan-hs-warp-totals.cu -o scan-hs-warp-totals
+ */
+#include <cub/cub.cuh>
+#include <cstdio>
+#include <vector>
+#include <algorithm>
+#define FULL 0xffffffffu
+template <typename T> __device__ T wscan(T v)
+{
+    unsigned lane = threadIdx.x % 32;
+#pragma unroll
+    for (unsigned o = 1; o < 32; o *= 2) { T b = __shfl_up_sync(FULL, v, o); if (lane >= o) v += b; }
+    return v;
+}
+template <typename T> __global__ void two(const T *__restrict__ in, T *__restrict__ out, size_t n, bool inclusive)
+{
+    __shared__ T warp_totals[32];
+    unsigned tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
+    size_t i = blockIdx.x * (size_t)blockDim.x + tid;
+    T v = wscan(i < n ? in[i] : T(0));
+    if (lane == 31) warp_totals[warp] = v;
+    __syncthreads();
+    if (warp == 0) { T t = lane < blockDim.x / 32 ? warp_totals[lane] : T(0); warp_totals[lane] = wscan(t); }
+    __syncthreads();
+    T before = warp > 0 ? warp_totals[warp - 1] : T(0);
+    T below = __shfl_up_sync(FULL, v, 1);
+    if (i < n) out[i] = before + (inclusive ? v : lane > 0 ? below : T(0));
+}
+template <typename T> __global__ void one(const T *__restrict__ in, T *__restrict__ out, size_t n, bool inclusive)
+{
+    __shared__ T warp_totals[32];
+    unsigned tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
+    size_t i = blockIdx.x * (size_t)blockDim.x + tid;
+    T v = wscan(i < n ? in[i] : T(0));
+    if (lane == 31) warp_totals[warp] = v;
+    __syncthreads();
+    T t = wscan(lane < blockDim.x / 32 ? warp_totals[lane] : T(0));
+    T before = __shfl_sync(FULL, t, (warp + 31) % 32);
+    if (warp == 0) before = T(0);
+    T below = __shfl_up_sync(FULL, v, 1);
+    if (i < n) out[i] = before + (inclusive ? v : lane > 0 ? below : T(0));
+}
+// the same, each thread adding the totals of the warps before its own (CUB's way)
+template <typename T> __global__ void sum(const T *__restrict__ in, T *__restrict__ out, size_t n, bool inclusive)
+{
+    __shared__ T warp_totals[32];
+    unsigned tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
+    size_t i = blockIdx.x * (size_t)blockDim.x + tid;
+    T v = wscan(i < n ? in[i] : T(0));
+    if (lane == 31) warp_totals[warp] = v;
+    __syncthreads();
+    T before = T(0);
+    for (unsigned w = 0; w < warp; w++) before += warp_totals[w];
+    T below = __shfl_up_sync(FULL, v, 1);
+    if (i < n) out[i] = before + (inclusive ? v : lane > 0 ? below : T(0));
+}
+// CUB's way: every thread reads the warps' totals (unrolled, a compile-time count) and keeps its prefix
+template <typename T, int WARPS> __global__ void unr(const T *__restrict__ in, T *__restrict__ out, size_t n, bool inclusive)
+{
+    __shared__ T warp_totals[WARPS];
+    unsigned tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
+    size_t i = blockIdx.x * (size_t)blockDim.x + tid;
+    T x = i < n ? in[i] : T(0);
+    T v = wscan(x);
+    if (lane == 31) warp_totals[warp] = v;
+    __syncthreads();
+    T before = T(0), running = T(0);
+#pragma unroll
+    for (int w = 0; w < WARPS; w++) { if (w == (int)warp) before = running; running += warp_totals[w]; }
+    T below = __shfl_up_sync(FULL, v, 1);
+    if (i < n) out[i] = before + (inclusive ? v : lane > 0 ? below : T(0));
+}
+// the same, exclusive as inclusive less the value (no second shuffle)
+template <typename T, int WARPS> __global__ void unr2(const T *__restrict__ in, T *__restrict__ out, size_t n, bool inclusive)
+{
+    __shared__ T warp_totals[WARPS];
+    unsigned tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
+    size_t i = blockIdx.x * (size_t)blockDim.x + tid;
+    T x = i < n ? in[i] : T(0);
+    T v = wscan(x);
+    if (lane == 31) warp_totals[warp] = v;
+    __syncthreads();
+    T before = T(0), running = T(0);
+#pragma unroll
+    for (int w = 0; w < WARPS; w++) { if (w == (int)warp) before = running; running += warp_totals[w]; }
+    if (i < n) out[i] = before + (inclusive ? v : v - x);
+}
+template <typename T, int TH> __global__ void lib(const T *__restrict__ in, T *__restrict__ out, size_t n, bool inclusive)
+{
+    typedef cub::BlockScan<T, TH> scan;
+    __shared__ typename scan::TempStorage temp;
+    size_t i = blockIdx.x * (size_t)TH + threadIdx.x;
+    T x = i < n ? in[i] : T(0);
+    if (inclusive) scan(temp).InclusiveSum(x, x); else scan(temp).ExclusiveSum(x, x);
+    if (i < n) out[i] = x;
+}
+template <typename F> float med(F f)
+{
+    cudaEvent_t a, b; cudaEventCreate(&a); cudaEventCreate(&b);
+    for (int k = 0; k < 3; k++) f();
+    std::vector<float> t;
+    for (int k = 0; k < 20; k++) { cudaEventRecord(a); f(); cudaEventRecord(b); cudaEventSynchronize(b); float ms; cudaEventElapsedTime(&ms, a, b); t.push_back(ms); }
+    std::sort(t.begin(), t.end()); return t[10];
+}
+int main()
+{
+    size_t most = 1ull << 28;
+    int *in, *out, *ref; cudaMalloc(&in, most * 4); cudaMalloc(&out, most * 4); cudaMalloc(&ref, most * 4);
+    std::vector<int> h(most); for (size_t i = 0; i < most; i++) h[i] = (int)(i * 2654435761u % 1000);
+    cudaMemcpy(in, h.data(), most * 4, cudaMemcpyHostToDevice);
+    printf("%-6s %-4s %9s %9s %9s %9s %9s %9s %9s  two one sum unr unr2 over lib (repeat 2)\n", "n", "incl", "copy", "lib", "two", "one", "sum", "unr", "unr2");
+    for (int rep = 0; rep < 2; rep++)
+    for (int e : {22, 24, 26, 28}) for (int inc : {0, 1}) {
+        size_t n = 1ull << e; unsigned g = (unsigned)((n + 255) / 256);
+        float c = med([&] { cudaMemcpyAsync(out, in, n * 4, cudaMemcpyDeviceToDevice); });
+        float l = med([&] { lib<int, 256><<<g, 256>>>(in, ref, n, inc); });
+        float t2 = med([&] { two<int><<<g, 256>>>(in, out, n, inc); });
+        float t1 = med([&] { one<int><<<g, 256>>>(in, out, n, inc); });
+        std::vector<int> a(n), b(n); cudaMemcpy(a.data(), ref, n * 4, cudaMemcpyDeviceToHost); cudaMemcpy(b.data(), out, n * 4, cudaMemcpyDeviceToHost);
+        bool ok = a == b;
+        float ts = med([&] { sum<int><<<g, 256>>>(in, out, n, inc); });
+        cudaMemcpy(b.data(), out, n * 4, cudaMemcpyDeviceToHost); ok = ok && a == b;
+        float tu = med([&] { unr<int, 8><<<g, 256>>>(in, out, n, inc); });
+        cudaMemcpy(b.data(), out, n * 4, cudaMemcpyDeviceToHost); ok = ok && a == b;
+        float tu2 = med([&] { unr2<int, 8><<<g, 256>>>(in, out, n, inc); });
+        cudaMemcpy(b.data(), out, n * 4, cudaMemcpyDeviceToHost); ok = ok && a == b;
+        printf("2^%-4d %-4d %9.4f %9.4f %9.4f %9.4f %9.4f %9.4f %9.4f  %.3f %.3f %.3f %.3f %.3f%s\n", e, inc, c, l, t2, t1, ts, tu, tu2, t2 / l, t1 / l, ts / l, tu / l, tu2 / l, ok ? "" : " WRONG");
+    }
+    return 0;
+}
