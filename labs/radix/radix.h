@@ -33,9 +33,10 @@ static inline int tile_threads(int block)
 }
 
 /* Stage 3 gives each thread ITEMS3 keys, in blocks of at most MAX_THREADS3
- * threads: it sorts a tile in shared memory, and the keys and values of
- * 1024 threads' tile (1024 * 24 * 8 bytes = 192 KiB) and its counts would
- * not fit in an SM's 227 KiB. */
+ * threads: it sorts a tile in shared memory, and 1024 threads' tile of
+ * pairs (1024 * 24 * 8 bytes = 192 KiB, 225 KiB with its counts) would
+ * fill an H100 SM alone, where 512 threads were already slower than 256
+ * (handouts/08-radix.md). */
 enum { ITEMS3 = 24, MAX_THREADS3 = 512 };
 static inline int stage3_threads(int block)
 {

@@ -230,7 +230,8 @@ __global__ void compact_stage3_kernel(const T *__restrict__ in, T *__restrict__ 
      *       (__shfl_sync).
      * Keep: all 32 lanes run every round and every ballot and shuffle,
      *       past n or not (a value past n is not kept). The launcher set
-     *       *count to 0.
+     *       *count to 0. A chunk that keeps nothing reserves nothing: no
+     *       atomicAdd of 0 (a sparse input then makes few atomics).
      * Hint: keep each round's value and mask in arrays of ITEMS: the
      *       values are written after the room is known.
      */
