@@ -522,9 +522,93 @@ static const char *launch_hint(const struct problem *p, const char *error)
     };
     if (!error || (p->emulated && strcmp(error, "cudaErrorLaunchFailure") == 0))
         return NULL;
+    if (p->cols && strcmp(error, "cudaErrorInvalidConfiguration") == 0)
+        return "the launch shape is impossible: a grid needs at least 1 block each way (so "
+               "launch nothing when rows or cols is 0, and round the blocks of each side up: "
+               "cols / 32 is 0 blocks when cols < 32) and a block at most 1024 threads";
     for (size_t k = 0; k < sizeof hints / sizeof hints[0]; k++)
         if (strcmp(error, hints[k].error) == 0)
             return hints[k].hint;
+    return NULL;
+}
+
+/* A matrix's element read or written past its end (index >= its count),
+ * or written twice: the bounds advice in its rows and columns, not i < n,
+ * and on a shape that is not square, the mistakes only squares forgive. */
+static const char *matrix_bounds_hint(const struct problem *p, const struct buffer *b,
+                                      unsigned long long index, bool twice)
+{
+    static char hint[512];
+    size_t cols = b->cols, rows = b->count / cols;
+    bool square = p->n == p->cols * p->cols;
+    int len = snprintf(hint, sizeof hint,
+                       "%s[%llu] %s %s[%llu][%llu]%s: '%s' is %zux%zu, so its element [i][j] is "
+                       "%s[i * %zu + j] and needs two bounds tests, i < %zu and j < %zu. ",
+                       b->name, index, twice ? "is" : "would be", b->name, index / cols,
+                       index % cols, twice ? "" : ", past its last row", b->name, rows, cols,
+                       b->name, cols, rows, cols);
+    if (len < 0 || (size_t)len >= sizeof hint)
+        return hint;
+    if (square)
+        snprintf(hint + len, sizeof hint - len, "%s",
+                 twice ? "A write past the end of a row lands in the next row, on an element "
+                         "another thread writes: is a test left out, or an index wrong?"
+                       : "Is a test left out, or an index computed too large?");
+    else
+        snprintf(hint + len, sizeof hint - len,
+                 "%sAn index that takes a row's length from the other side, or a bounds test "
+                 "that compares a column with the rows (or a row with the columns), is right on "
+                 "a square, and %s is not one",
+                 twice ? "A write past the end of a row lands in the next row, on an element "
+                         "another thread writes. "
+                       : "",
+                 size_text(p->n, p->cols));
+    return hint;
+}
+
+/* The matrix whose name follows `after` in the emulation's report of a
+ * stopped kernel, "... writes out[561] (file:line), past the end of
+ * 'out' ...", and the index that follows the name; NULL if none. */
+static const struct buffer *stopped_at(const struct problem *p, const char *error,
+                                       const char *after, unsigned long long *index)
+{
+    const char *at = strstr(error, after);
+    if (!at)
+        return NULL;
+    at += strlen(after);
+    for (int k = 0; k < p->nbuf; k++) {
+        const struct buffer *b = &p->buf[k];
+        size_t len = strlen(b->name);
+        if (b->cols && b->count && strncmp(at, b->name, len) == 0 && at[len] == '[' &&
+            isdigit((unsigned char)at[len + 1])) {
+            *index = strtoull(at + len + 1, NULL, 10);
+            return b;
+        }
+    }
+    return NULL;
+}
+
+/* A matrix lab's kernel that the emulation stopped at a write or a read
+ * past a matrix's end, or at an element written twice: the hint, and in
+ * *keep how much of the emulation's report to show (its own advice, worded
+ * for arrays, i < n, left out). NULL for any other stop. */
+static const char *matrix_stop_hint(const struct problem *p, const char *error, size_t *keep)
+{
+    unsigned long long index;
+    const struct buffer *b;
+    *keep = strlen(error);
+    const char *past = strstr(error, ", past the end of '");
+    if (past && ((b = stopped_at(p, error, " writes ", &index)) ||
+                 (b = stopped_at(p, error, " reads ", &index)))) {
+        const char *advice = strstr(past, "): ");
+        if (advice)
+            *keep = (size_t)(advice + 1 - error);
+        return matrix_bounds_hint(p, b, index, false);
+    }
+    if ((b = stopped_at(p, error, ": two blocks write ", &index)) ||
+        (strstr(error, "The same line wrote the word twice") &&
+         (b = stopped_at(p, error, "This thread writes ", &index))))
+        return matrix_bounds_hint(p, b, index, true);
     return NULL;
 }
 
@@ -635,6 +719,14 @@ static const char *what_is_wrong(const struct problem *p, const struct stage *s,
     size_t len = sizeof r->what;
     switch (f->verdict) {
     case KERNEL_FAILED:
+        if (p->emulated && p->cols) {
+            size_t keep;
+            const char *hint = matrix_stop_hint(p, f->error, &keep);
+            if (hint) {
+                field_add(r->what, len, "the kernel was stopped: %.*s", (int)keep, f->error);
+                return hint;
+            }
+        }
         if (p->emulated)
             field_add(r->what, len, "the kernel was stopped: %s", f->error);
         else
@@ -644,6 +736,8 @@ static const char *what_is_wrong(const struct problem *p, const struct stage *s,
     case GUARD_WRITTEN:
         field_add(r->what, len, "%s[%lld] was written, but '%s' has elements 0 to %zu only",
                   b->name, f->index, b->name, b->count ? b->count - 1 : 0);
+        if (b->cols && f->index >= 0)
+            return matrix_bounds_hint(p, b, (unsigned long long)f->index, false);
         return f->index < 0 ? "a thread wrote before the array's first element: an index "
                               "below zero (an unsigned count that wrapped, or i - 1 at i = 0)"
                             : "a thread whose index is >= n wrote anyway: the bounds test is "

@@ -152,15 +152,24 @@ static void progress(void)
     }
 }
 
+/* qsort's order of two tests: smallest first, then by block */
 static int by_test_size(const void *a, const void *b)
 {
-    const struct criterion_test *x = (const void *)(*(struct criterion_ordered_set_node *const *)a + 1),
-                                *y = (const void *)(*(struct criterion_ordered_set_node *const *)b + 1);
+    const struct criterion_test *x = *(const struct criterion_test *const *)a,
+                                *y = *(const struct criterion_test *const *)b;
     size_t nx, ny, cx, cy;
     int bx, by;
     size_of(x, &nx, &cx, &bx);
     size_of(y, &ny, &cy, &by);
     return nx != ny ? (nx < ny ? -1 : 1) : cx != cy ? (cx < cy ? -1 : 1) : bx - by;
+}
+
+/* The same, of two nodes of a Criterion set (its test follows a node) */
+static int by_node_size(const void *a, const void *b)
+{
+    const struct criterion_test *x = (const void *)(*(struct criterion_ordered_set_node *const *)a + 1),
+                                *y = (const void *)(*(struct criterion_ordered_set_node *const *)b + 1);
+    return by_test_size(&x, &y);
 }
 
 /* Criterion runs a suite's tests in the order of their names: n1000003
@@ -175,7 +184,7 @@ static void order_by_size(struct criterion_ordered_set *tests)
         node[count++] = n;
     if (count == MOST)
         return;
-    qsort(node, count, sizeof *node, by_test_size);
+    qsort(node, count, sizeof *node, by_node_size);
     for (size_t k = 0; k < count; k++)
         node[k]->next = k + 1 < count ? node[k + 1] : NULL;
     tests->first = count ? node[0] : NULL;
@@ -406,10 +415,41 @@ static bool untouched(const struct failure *f, size_t count)
     return count > 0;
 }
 
+/* A matrix lab's stage that passed on every square it was tested on and
+ * on no other shape: what an index or a bounds test that takes the rows
+ * for the columns (or the reverse) does. Says so, naming the squares. */
+static void print_right_only_on_squares(const struct criterion_suite_stats *ss)
+{
+    enum { MOST = 64 };
+    const struct criterion_test *squares[MOST];
+    size_t passed = 0, failed = 0;
+    for (struct criterion_test_stats *ts = ss->tests; ts && workbook_lab->matrix; ts = ts->next) {
+        size_t n, cols;
+        int block;
+        if (is_technique(ts->test) || ts->test_status == CR_STATUS_SKIPPED)
+            continue;
+        size_of(ts->test, &n, &cols, &block);
+        bool square = cols && n / cols == cols,
+             right = ts->test_status == CR_STATUS_PASSED && !ts->timed_out;
+        if (square != right || passed == MOST)
+            return;
+        if (right)
+            squares[passed++] = ts->test;
+        failed += !right;
+    }
+    if (!passed || !failed)
+        return;
+    qsort(squares, passed, sizeof *squares, by_test_size);
+    printf("  right only on squares? it passed at ");
+    for (size_t k = 0; k < passed; k++)
+        printf("%s%s", k ? ", " : "", test_size_text(squares[k]));
+    printf(", and at no other shape\n");
+}
+
 /* The reports of one stage; `first` if no stage before it failed, and
  * `skipped` tests it did not run after a time-out. */
-static void print_stage_failures(const struct stage *s, struct failure *f, size_t count,
-                                 bool first, size_t skipped)
+static void print_stage_failures(const struct stage *s, const struct criterion_suite_stats *ss,
+                                 struct failure *f, size_t count, bool first, size_t skipped)
 {
     qsort(f, count, sizeof *f, by_size);
     printf("\n");
@@ -443,6 +483,7 @@ static void print_stage_failures(const struct stage *s, struct failure *f, size_
         }
         k = end;
     }
+    print_right_only_on_squares(ss);
     /* those last: a large size can run out of time (under EMU=1 above all)
      * where a small one already shows what is wrong */
     print_lost(s, f, lost, skipped);
@@ -570,7 +611,7 @@ ReportHook(POST_ALL)(struct criterion_global_stats *stats)
         size_t count = collect(ss, f);
         struct tally t = tally_of(ss);
         if (count)
-            print_stage_failures(s, f, count, !failed_before, ss->tests_skipped);
+            print_stage_failures(s, ss, f, count, !failed_before, ss->tests_skipped);
         else if (t.technique_failed)
             print_technique_failure(s, &t);
         failed_before |= count > 0 || t.technique_failed;

@@ -44,14 +44,20 @@ __global__ void transpose_stage1_kernel(const float *__restrict__ in, float *__r
     /* END TODO */
 }
 
-/* Blocks of 32 x (threads / 32): a warp along a row, as many rows as warps. */
 static void transpose_stage1(const struct args *a, int block)
 {
-    if (a->rows == 0 || a->cols == 0)
-        return;
-    dim3 threads(32, transpose_threads("1", block) / 32);
-    dim3 grid(tiles(a->cols, threads.x), tiles(a->rows, threads.y));
-    transpose_stage1_kernel<<<grid, threads>>>(a->in, a->out, a->rows, a->cols);
+    /* TODO stage 1 ----------------------------------------------------------
+     * Goal: launch transpose_stage1_kernel on a 2-D grid of 2-D blocks of
+     *       T = transpose_threads("1", block) threads (BLOCK in whole warps),
+     *       with a thread for every element of in.
+     * Keep: x runs along a row of in (its cols) and y down its rows, in the
+     *       block and in the grid alike, so that a warp reads along a row.
+     *       A grid of zero blocks is a launch error, and a side may be 0.
+     * Hint: dim3 threads(32, T / 32), then dim3 grid(blocks along x, blocks
+     *       along y): enough on each side to cover that side of in. A
+     *       division rounds down; ceil_div (or tiles, above) rounds up.
+     */
+    /* END TODO */
 }
 
 /* ---- stage 2 ------------------------------------------------------------ */

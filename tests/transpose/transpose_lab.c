@@ -74,12 +74,14 @@ static const struct facts transpose_facts[] = {
 };
 
 /* Is out right exactly where in[r][c] has r < reach_rows and c <
- * reach_cols, and never written anywhere else, with somewhere else? */
+ * reach_cols, and never written anywhere else, with somewhere on each
+ * side? */
 static bool written_only_within(const struct problem *p, const struct buffer *b,
                                 const struct mismatch *m, size_t reach_rows, size_t reach_cols)
 {
     size_t rows = p->n / p->cols, cols = p->cols;
-    if (m->unwritten != m->count || (reach_rows >= rows && reach_cols >= cols))
+    if (m->unwritten != m->count || m->unwritten == b->compared || !reach_rows || !reach_cols ||
+        (reach_rows >= rows && reach_cols >= cols))
         return false;
     const float *got = b->got, *want = b->host;
     for (size_t i = 0; i < p->n; i++) {
@@ -94,7 +96,7 @@ static bool written_only_within(const struct problem *p, const struct buffer *b,
 static const char *transpose_hint(const struct problem *p, const struct stage *s,
                                   const struct buffer *b, const struct mismatch *m)
 {
-    static char hint[400];
+    static char hint[512];
     size_t rows = p->n / p->cols, cols = p->cols, seed_offset = (size_t)(p->seed % (1u << 25));
     const float *got = b->got;
     /* where the first wrong value belongs, and where it came from */
@@ -124,30 +126,63 @@ static const char *transpose_hint(const struct problem *p, const struct stage *s
                    "tile before the thread that writes that element had: a __syncthreads() "
                    "between writing the tile and reading it is missing";
     }
-    /* A grid of swapped sides: its blocks cover w of in's columns and h of
-     * its rows, but the launch counts them along the other side, or the
-     * kernel takes the row from blockIdx.x and the column from blockIdx.y.
-     * Either reaches a rectangle of in other than in itself. */
+    /* out written exactly for in's first rows and columns, and nowhere
+     * else, draws the rectangle that something fell short of. A grid of
+     * swapped sides (the launch counts blocks along the other side, or the
+     * kernel takes the row from blockIdx.x), or a block of swapped sides,
+     * reaches a rectangle other than in; a grid whose division rounds down
+     * is a block short on each side that is no whole number of blocks; a
+     * bounds test that compares a column with rows (or a row with cols)
+     * reaches the square of the shorter side. Where several reach the same
+     * rectangle, all are named. */
     size_t w = tile ? tile : 32, h = tile ? tile : (size_t)transpose_threads(s->id, p->block) / 32;
-    size_t reach[2][2] = {
-        {(cols + h - 1) / h * h, (rows + w - 1) / w * w}, /* rows, columns: the launch's */
-        {(cols + w - 1) / w * h, (rows + h - 1) / h * w}, /* the kernel's */
+    size_t side = rows < cols ? rows : cols;
+    enum { GRID, BLOCK, ROUNDED, MIXED, CAUSES };
+    static const char *const who[CAUSES] = {
+        "a grid of swapped sides", "a block of swapped sides", "a grid rounded down",
+        "a bounds test of a column against rows (or of a row against cols)"};
+    static const char *const fix[CAUSES] = {
+        [GRID] = "x must run along a row of in (its columns) and y down its rows: in the block "
+                 "(32 threads along x), in the launch (gridDim.x from cols) and in the kernel "
+                 "(c from blockIdx.x, r from blockIdx.y) alike",
+        [ROUNDED] = "A division rounds down, a block short on each side that is no whole "
+                    "number of blocks: round up, with ceil_div",
+        [MIXED] = "in[r][c] needs r < rows and c < cols, and its place in out the same two: a "
+                  "test against the other side is right only on squares",
     };
-    for (int g = 0; g < 2; g++)
-        if (written_only_within(p, b, m, reach[g][0], reach[g][1])) {
-            char rows_text[48] = "", cols_text[48] = "";
-            if (reach[g][0] < rows)
-                snprintf(rows_text, sizeof rows_text, "rows below %zu", reach[g][0]);
-            if (reach[g][1] < cols)
-                snprintf(cols_text, sizeof cols_text, "columns below %zu", reach[g][1]);
-            snprintf(hint, sizeof hint,
-                     "out was written only for in's %s%s%s: that is where a grid of swapped "
-                     "sides reaches, which on a square is everywhere. x must run along a row "
-                     "of in (its columns) and y down its rows, in the launch (gridDim.x from "
-                     "cols) and in the kernel (c from blockIdx.x, r from blockIdx.y) alike",
-                     rows_text, *rows_text && *cols_text ? " and " : "", cols_text);
-            return hint;
+    const struct {
+        size_t rows, cols;
+        int who;
+    } reach[] = {
+        {(cols + h - 1) / h * h, (rows + w - 1) / w * w, GRID},  /* the launch's */
+        {(cols + w - 1) / w * h, (rows + h - 1) / h * w, GRID},  /* the kernel's */
+        {(rows + h - 1) / h * w, (cols + w - 1) / w * h, BLOCK}, /* h x w, counted as w x h */
+        {rows / h * h, cols / w * w, ROUNDED},
+        {side, side, MIXED},
+    };
+    enum { REACHES = sizeof reach / sizeof reach[0] };
+    bool fits[CAUSES] = {false};
+    int found = -1;
+    for (int g = 0; g < REACHES; g++)
+        if (written_only_within(p, b, m, reach[g].rows, reach[g].cols)) {
+            fits[reach[g].who] = true;
+            found = found < 0 ? g : found;
         }
+    if (found >= 0) {
+        int first = reach[found].who;
+        size_t len = (size_t)snprintf(
+            hint, sizeof hint,
+            "out was written for in[r][c] with r < %zu and c < %zu (in is %zux%zu), and nowhere "
+            "else: as far as %s reaches",
+            reach[found].rows < rows ? reach[found].rows : rows,
+            reach[found].cols < cols ? reach[found].cols : cols, rows, cols, who[first]);
+        for (int k = first + 1; k < CAUSES && len < sizeof hint; k++)
+            if (fits[k])
+                len += (size_t)snprintf(hint + len, sizeof hint - len, ", or %s", who[k]);
+        if (len < sizeof hint)
+            snprintf(hint + len, sizeof hint - len, ". %s", fix[first == BLOCK ? GRID : first]);
+        return hint;
+    }
     /* Only the last tiles along one edge of in wrong, cut short by it (with
      * at least one whole tile, right, to compare them with): a bounds test
      * that leaves out that side. */
