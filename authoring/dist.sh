@@ -6,11 +6,11 @@
 # their model answers, grading/ (the grader), authoring/ (what makes and
 # proves the kit, the Makefile's instructors' part included), the tests of
 # those (tests/grade, tests/mutants: lines of the solutions, tests/bench,
-# tests/dist) and this repository's CI. README.md loses what lies between
-# <!-- instructors --> and <!-- /instructors --> lines. It gets
-# .github/workflows/classroom.yml (grading/classroom.sh, from the skeletons'
-# drivers in BINS), so that it can serve as a GitHub Classroom template as
-# it is.
+# tests/dist, tests/handouts) and this repository's CI. README.md loses
+# what lies between <!-- instructors --> and <!-- /instructors --> lines.
+# It gets .github/workflows/classroom.yml (grading/classroom.sh, from the
+# skeletons' drivers in BINS), so that it can serve as a GitHub Classroom
+# template as it is.
 set -eu
 dir=$1 bins=$2 name=gpu-workbook
 shift 2
@@ -21,7 +21,7 @@ git archive --format=tar HEAD | tar -x -C "$dir/$name"
 mkdir -p "$dir/$name/.github/workflows"
 grading/classroom.sh grading/weights.txt "$bins" "$@" > "$dir/$name/.github/workflows/classroom.yml"
 cd "$dir/$name"
-rm -rf solutions grading authoring .ci tests/grade tests/mutants tests/bench tests/dist
+rm -rf solutions grading authoring .ci tests/grade tests/mutants tests/bench tests/dist tests/handouts
 awk '/^<!-- instructors -->$/ { skip = 1; next } /^<!-- \/instructors -->$/ { skip = 0; next } !skip' \
     README.md > README.tmp && mv README.tmp README.md
 cd .. && tar -czf "$name.tar.gz" "$name"

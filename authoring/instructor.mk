@@ -6,7 +6,7 @@
 
 .PHONY: skeletons check-skeletons prove mutants soak diff grade check-grade dist check-dist \
         deps-slurm check-grade-slurm \
-        gradescope check-bench check-scripts
+        gradescope check-bench check-pdf check-scripts
 
 # The skeletons as the solutions make them today, file by file: what
 # labs/ should hold, and what `make check` proves the tests fail on. They
@@ -149,6 +149,13 @@ gradescope:
 check-bench:
 	+@tests/bench/bench-test.sh
 
+# make pdf's course read page by page, as images and as text (tests/handouts):
+# no blank page, nothing past the margins, each handout from a new page, in
+# order: about 25 seconds on 2 cores, the PDF's build included (make
+# deps-pdf installs the tools).
+check-pdf:
+	+@tests/handouts/pdf-test.sh
+
 help::
 	@echo
 	@echo "Instructors"
@@ -159,6 +166,9 @@ help::
 	@echo "      OUT=grades WEIGHTS=grading/weights.txt JOBS=cores SEED=...   (LAB= some labs)"
 	@echo "  make check-grade          the grader against submissions built to attack it"
 	@echo "  make gradescope          Gradescope's autograder.zip: make grade on each upload, no GPU"
+	@echo "  make pdf                 the whole course as one PDF, $(PDF), to print or post"
+	@echo "                           (make deps-pdf installs weasyprint, librsvg and poppler's tools)"
+	@echo "  make check-pdf           the PDF rendered page by page: none blank, each handout from a new page"
 	@echo "  make dist                the student copy: build/dist/gpu-workbook.tar.gz, without"
 	@echo "                           solutions, answers, grader or mutants (make check-dist tries it)"
 	@echo "  make diff LAB=map        a student's work: labs/ (or SUBMISSION=dir) against solutions/"

@@ -3,7 +3,8 @@
 # toolkit: Criterion (the tests), pandoc (the handouts), gnuplot (make
 # bench's plots) and pkg-config, through apt; and each TOOL, a command that
 # its own package of that name installs (the instructors' shellcheck), or
-# COMMAND=PACKAGE where the package has another name (munged=munge).
+# COMMAND=PACKAGE where the package has another name (munged=munge), or
+# COMMAND="PACKAGE..." where more than one is needed.
 nvcc=${1:-/usr/local/cuda/bin/nvcc}
 [ $# -eq 0 ] || shift
 missing=""

@@ -5,6 +5,10 @@
 #   handout-pages.sh nav PAGE HANDOUT...   the links above and below a page:
 #                                          the one before, the index, the one after
 #   handout-pages.sh index HANDOUT...      the index page, as pandoc markdown
+#   handout-pages.sh course HANDOUT...     every handout in one document, as pandoc
+#                                          markdown: a contents list, then each handout
+#                                          as a div (id handout-name) under its title
+#   handout-pages.sh titles HANDOUT...     each handout's title, a line each
 #
 # HANDOUT... are handouts/NN-name.md in course order; PAGE is one's NN-name.
 set -eu
@@ -14,6 +18,31 @@ shift
 
 field() { sed -n "s/^$1: \"\\(.*\\)\"$/\\1/p" "$2" | head -n 1; }
 name() { basename "$1" .md; }
+lab() { local n; n=$(name "$1"); echo "${n#*-}"; } # an id starts with a letter
+front_matter() {
+    printf -- '---\ntitle: "GPU workbook"\nsubtitle: "Staged CUDA C labs: the course in order"\n---\n'
+}
+
+if [ "$mode" = titles ]; then
+    for f in "$@"; do field title "$f"; done
+    exit 0
+fi
+
+if [ "$mode" = course ]; then
+    front_matter
+    printf '\n::: contents\n'
+    for f in "$@"; do
+        printf -- '[%s](#handout-%s)\n:   %s\n\n' "$(field title "$f")" "$(lab "$f")" "$(field subtitle "$f")"
+    done
+    printf ':::\n'
+    for f in "$@"; do
+        printf '\n::: {#handout-%s .handout}\n::: handout-title\n%s\n:::\n\n::: handout-subtitle\n%s\n:::\n\n' \
+            "$(lab "$f")" "$(field title "$f")" "$(field subtitle "$f")"
+        awk 'NR == 1 && /^---$/ { front = 1; next } front && /^(---|\.\.\.)$/ { front = 0; next } !front' "$f"
+        printf '\n:::\n'
+    done
+    exit 0
+fi
 
 if [ "$mode" = nav ]; then
     before="" after="" seen=""
@@ -35,11 +64,8 @@ if [ "$mode" = nav ]; then
     exit 0
 fi
 
+front_matter
 cat <<'EOF'
----
-title: "GPU workbook"
-subtitle: "Staged CUDA C labs: the course in order"
----
 
 Work through the labs in order: each builds on the ones before. In each lab
 you fill in the TODOs of `labs/<lab>/<lab>.cu`, one stage at a time, and
