@@ -122,6 +122,21 @@ const struct technique *stage_technique(const struct lab *lab, const struct stag
     return NULL;
 }
 
+const struct grade_case *stage_technique_case(const struct lab *lab, const struct stage *s)
+{
+    for (const struct technique_case *c = lab->technique_cases; c && c->id; c++)
+        if (strcmp(c->id, s->id) == 0)
+            return &c->at;
+    return &lab->technique_case;
+}
+
+static bool technique_case_valid(const struct lab *lab, const struct grade_case *c)
+{
+    size_t n, cols;
+    return c->size && (lab->matrix ? parse_shape(c->size, &n, &cols) : parse_size(c->size, &n)) &&
+           c->block >= 1 && c->block <= 1024;
+}
+
 static void check_techniques(const struct lab *lab)
 {
     if (!lab->techniques)
@@ -137,10 +152,11 @@ static void check_techniques(const struct lab *lab)
                 die("%s: stage %s's technique says not what is missing when it fails",
                     lab->name, t->id);
     }
-    size_t n, cols;
-    const struct grade_case *c = &lab->technique_case;
-    if (!c->size || !(lab->matrix ? parse_shape(c->size, &n, &cols) : parse_size(c->size, &n)) ||
-        c->block < 1 || c->block > 1024 || !lab->handout)
+    for (const struct technique_case *c = lab->technique_cases; c && c->id; c++)
+        if (!stage_find(lab, c->id) || !technique_case_valid(lab, &c->at))
+            die("%s: the technique case of stage %s names no stage, or no size with a block "
+                "of 1 to 1024 threads", lab->name, c->id);
+    if (!technique_case_valid(lab, &lab->technique_case) || !lab->handout)
         die("%s: its technique case (a size, a block of 1 to 1024 threads) or handout is missing",
             lab->name);
 }

@@ -526,7 +526,7 @@ void stage_technique_check(const struct lab *lab, const struct stage *s, uint64_
              "a GPU counts nothing: techniques are counted by the emulated build");
     r->verdict = UNCOUNTED;
 #else
-    const struct grade_case *at = &lab->technique_case;
+    const struct grade_case *at = stage_technique_case(lab, s);
     /* a device of as many SMs on every machine, so that a grid sized from
      * the device, and what is counted per thread, are the same everywhere */
     emu_device_sms(TECHNIQUE_SMS);

@@ -63,6 +63,12 @@ struct technique {
                             "a private histogram per block" */
     struct trait traits[MAX_TRAITS]; /* all must hold; none: any kernel passes */
 };
+/* Where a stage's technique is counted when not at its lab's technique
+ * case: an idea that shows only at some sizes ("keys that fit one tile"). */
+struct technique_case {
+    const char *id; /* the stage's */
+    struct grade_case at;
+};
 
 /* U8, U16: inputs only (bytes, 16-bit values); U64: scratch only (status words) */
 enum elem { F32, I32, U32, U8, U16, U64 };
@@ -85,7 +91,7 @@ struct buffer {
                            0 for a flat array */
 };
 
-enum { MAX_BUFFERS = 8 };
+enum { MAX_BUFFERS = 10 };
 
 struct problem {
     const struct lab *lab;
@@ -217,6 +223,7 @@ struct lab {
     /* The size techniques are counted at: a few tiles of every stage, so
      * that per-block facts are seen on many blocks. */
     struct grade_case technique_case;
+    const struct technique_case *technique_cases; /* stages counted elsewhere, then {NULL} */
     const char *handout; /* its handout, named in the technique's verdict: "03-histogram" */
 };
 
@@ -327,6 +334,8 @@ struct access_counts {
 bool problem_count_accesses(struct problem *p, const struct stage *s, struct access_counts *c);
 void problem_count_lines(void (*line)(const char *where, const struct access_counts *c, void *arg),
                          void *arg);
+/* Where stage s's technique is counted (lab->technique_cases, or the lab's). */
+const struct grade_case *stage_technique_case(const struct lab *lab, const struct stage *s);
 /* The technique of stage s (its lab->techniques row). */
 const struct technique *stage_technique(const struct lab *lab, const struct stage *s);
 /* Does what the emulation counted of a run of stage s show its idea? NULL

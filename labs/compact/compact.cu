@@ -23,6 +23,7 @@
 
 #include "collectives.cuh"
 #include "compact.h"
+#include "lookback.cuh"
 
 /* TODO your own includes and helpers ----------------------------------------
  * A header you need, or a helper more than one of your stages shares. The
@@ -213,15 +214,6 @@ static void compact_stage3(const struct args *a, int block)
 }
 
 /* ---- stage 4 ------------------------------------------------------------ */
-
-/* A tile publishes what it knows in one 64-bit word: a flag in the high
- * half, a count in the low half (scan-large-arrays' stage 4, for counts). */
-enum { NOT_READY = 0, AGGREGATE = 1, PREFIX = 2 };
-
-__device__ unsigned long long status_word(unsigned flag, unsigned value)
-{
-    return (unsigned long long)flag << 32 | value;
-}
 
 /* Called by the 32 lanes of a tile's warp 0 with the tile's total: publishes
  * it, adds up the totals of the tiles before this one, looking back 32

@@ -18,6 +18,7 @@
 #include <cub/cub.cuh>
 
 #include "collectives.cuh"
+#include "lookback.cuh"
 #include "radix.h"
 
 /* TODO your own includes and helpers ----------------------------------------
@@ -63,7 +64,7 @@ struct pass {
     unsigned *keys_to, *values_to;
 };
 
-static struct pass pass_buffers(const struct args *a, int p, int passes)
+__host__ __device__ struct pass pass_buffers(const struct args *a, int p, int passes)
 {
     bool to_out = (passes - 1 - p) % 2 == 0;
     struct pass s;
@@ -198,18 +199,21 @@ static void radix_stage2(const struct args *a, int block)
  * order inside each, are the input order. */
 enum { DIGITS3 = 256, DIGIT_BITS3 = 8 };
 
-__device__ size_t warp_chunk(void)
+/* The first key of this warp's chunk, in tile number `tile`. */
+__device__ size_t warp_chunk(size_t tile)
 {
-    return (blockIdx.x * (size_t)blockDim.x + threadIdx.x / 32 * 32) * ITEMS3;
+    return (tile * blockDim.x + threadIdx.x / 32 * 32) * ITEMS3;
 }
 
-__device__ void count_warp_digits(const unsigned *__restrict__ keys, unsigned (&key)[ITEMS3],
-                                  unsigned *row, size_t n, int shift, enum elem type)
+/* (No __restrict__ on keys: stage 5 reads what the same kernel wrote.) */
+__device__ void count_warp_digits(const unsigned *keys, unsigned (&key)[ITEMS3], unsigned *row,
+                                  size_t chunk, size_t n, int shift, enum elem type)
 {
     /* TODO stage 3 ----------------------------------------------------------
-     * Goal: read this warp's chunk into key[] (round k in key[k]) and count
-     *       its keys of each digit (digit_of(key, type, shift, DIGITS3))
-     *       into row[0..255], the warp's own row of counters.
+     * Goal: read this warp's chunk (from key `chunk`) into key[] (round k in
+     *       key[k]) and count its keys of each digit (digit_of(key, type,
+     *       shift, DIGITS3)) into row[0..255], the warp's own row of
+     *       counters.
      * Keep: keys past n are not counted. The lanes clear the row first, and
      *       no lane counts before every lane has cleared (__syncwarp).
      * Hint: issue all ITEMS3 loads before the first atomicAdd, so that
@@ -226,8 +230,9 @@ __global__ void __launch_bounds__(MAX_THREADS3)
     /* TODO stage 3 ----------------------------------------------------------
      * Goal: as stage 2's count, for 256 digits: counts[d * gridDim.x +
      *       blockIdx.x] = the tile's keys of digit d.
-     * Keep: each warp counts its chunk into its own row of warp_rows
-     *       (count_warp_digits); the rows are summed once all are done.
+     * Keep: each warp counts its chunk (warp_chunk(blockIdx.x)) into its
+     *       own row of warp_rows (count_warp_digits); the rows are summed
+     *       once all are done.
      * Hint: warp_rows holds blockDim.x / 32 rows of DIGITS3 counters.
      */
     /* END TODO */
@@ -235,8 +240,7 @@ __global__ void __launch_bounds__(MAX_THREADS3)
 
 /* Called by every thread of the block once warp_rows holds each warp's
  * counts. */
-__device__ void tile_places(unsigned *warp_rows, unsigned *to_out,
-                            const unsigned *__restrict__ starts)
+__device__ void tile_places(unsigned *warp_rows, unsigned *first)
 {
     /* TODO stage 3 ----------------------------------------------------------
      * Goal: in the tile sorted by digit (digit 0's keys, then digit 1's,
@@ -244,19 +248,84 @@ __device__ void tile_places(unsigned *warp_rows, unsigned *to_out,
      *       digit d sits at P(w, d) = the tile's keys of all digits below d,
      *       plus the keys of digit d in warps 0..w-1. Turn each count
      *       warp_rows[w * DIGITS3 + d] into that place P(w, d), and set
-     *       to_out[d] = starts[d * gridDim.x + blockIdx.x] - P(0, d): the
-     *       key at place j of the sorted tile then goes to
-     *       keys_to[to_out[d] + j].
+     *       first[d] = P(0, d), where the digit's keys start in the tile.
      * Keep: the table is digit-major again, as in stage 2, only now inside
      *       a tile: one exclusive scan in the order (digit, warp). A barrier
      *       between steps that read what other threads wrote.
      * Hint: a thread per digit walks its column of warps (the digit's
      *       total, and each warp's start within the digit); warp 0 scans
      *       the 256 totals, 8 a lane (warp_scan_inclusive); a thread per
-     *       digit adds the digit's start to its column. to_out can hold the
+     *       digit adds the digit's start to its column. first can hold the
      *       totals, then the starts, on the way.
      */
     /* END TODO */
+}
+
+/* Called by every thread once tile_places has turned the warps' rows into
+ * places; key[] and chunk are count_warp_digits'. */
+__device__ void sort_tile(const unsigned (&key)[ITEMS3], unsigned *row, unsigned *sorted,
+                          const unsigned *values_from, size_t chunk, size_t n, int shift,
+                          enum elem type)
+{
+    /* TODO stage 3 ----------------------------------------------------------
+     * Goal: put every key of the warp's chunk at its place in the tile
+     *       sorted by digit. Round by round, each key finds the lanes of its
+     *       warp with the same digit (its peers), and the lowest of them
+     *       takes the group's places: first = atomicAdd(&row[d], number of
+     *       peers). A key's place is first plus its peers in lower lanes; it
+     *       goes to sorted[place], and when values_from is not NULL its
+     *       value (values_from[i]) to sorted[tile + place], tile being
+     *       blockDim.x * ITEMS3.
+     * Keep: the peers come from ballots, one a bit of the digit: a lane
+     *       keeps the lanes whose bit agrees with its own (the ballot, or
+     *       its complement), and only lanes whose key is below n. The
+     *       leader's first reaches its peers by __shfl_sync, which waits
+     *       for the leader's atomicAdd to return, so the next round's
+     *       leader adds after it.
+     * Hint: 8 __ballot_sync a round. The leader is __ffs(peers) - 1; the
+     *       lanes below yours are (1u << lane) - 1.
+     */
+    /* END TODO */
+}
+
+/* Called by every thread once the tile is sorted and to_out is set. */
+__device__ void write_runs(struct pass s, const unsigned *sorted, const unsigned *to_out,
+                           unsigned count, int shift, enum elem type)
+{
+    /* TODO stage 3 ----------------------------------------------------------
+     * Goal: the key at place j of the sorted tile goes to
+     *       s.keys_to[to_out[d] + j], d its digit (and its value, at
+     *       sorted[tile + j], to s.values_to[the same place] when
+     *       s.values_from is not NULL). Thread t writes j = t,
+     *       t + blockDim.x, ...: neighbours in a warp write neighbouring
+     *       words, except where the digit changes.
+     * Keep: a tile past n holds count keys, not tile.
+     * Hint: ITEMS3 rounds of blockDim.x places.
+     */
+    /* END TODO */
+}
+
+/* Stages 3 to 5 keep in shared memory each warp's row of counters, the
+ * digits' first places and where they go, and the sorted tile (keys, then
+ * values). */
+struct tile_memory {
+    unsigned *warp_rows, *first, *to_out, *sorted;
+};
+
+__device__ struct tile_memory carve_tile_memory(unsigned *memory)
+{
+    struct tile_memory m;
+    m.warp_rows = memory;
+    m.first = m.warp_rows + blockDim.x / 32 * DIGITS3;
+    m.to_out = m.first + DIGITS3;
+    m.sorted = m.to_out + DIGITS3;
+    return m;
+}
+
+static size_t tile_memory_bytes(const struct args *a, unsigned threads)
+{
+    return ((threads / 32 + 2) * DIGITS3 + (a->pairs ? 2 : 1) * threads * ITEMS3) *
+           sizeof(unsigned);
 }
 
 __global__ void __launch_bounds__(MAX_THREADS3)
@@ -265,24 +334,13 @@ __global__ void __launch_bounds__(MAX_THREADS3)
 {
     /* TODO stage 3 ----------------------------------------------------------
      * Goal: sort the tile by the digit in shared memory, then write it out
-     *       in order. Count (count_warp_digits), then tile_places; then
-     *       round by round each key finds the lanes of its warp with the
-     *       same digit (its peers), and the lowest of them takes the
-     *       group's places: first = atomicAdd(&row[d], number of peers).
-     *       A key's place in the sorted tile is first plus its peers in
-     *       lower lanes; it goes to sorted[place] (its value to
-     *       sorted[tile + place]). Then thread t writes sorted[j] for
-     *       j = t, t + blockDim.x, ...: neighbours in a warp write
-     *       neighbouring words, except where the digit changes.
-     * Keep: the peers come from ballots, one a bit of the digit: a lane
-     *       keeps the lanes whose bit agrees with its own (the ballot, or
-     *       its complement), and only lanes whose key is below n. The
-     *       leader's first reaches its peers by __shfl_sync, which waits
-     *       for the leader's atomicAdd to return, so the next round's
-     *       leader adds after it. Barriers between the phases.
-     * Hint: 8 __ballot_sync a round. The leader is __ffs(peers) - 1; the
-     *       lanes below yours are (1u << lane) - 1. A tile past n has count
-     *       keys, not tile.
+     *       in order: count_warp_digits, tile_places, to_out[d] = the
+     *       digit's start in keys_to (starts[d * gridDim.x + blockIdx.x])
+     *       less first[d], sort_tile, write_runs.
+     * Keep: a barrier between steps where a thread reads what another
+     *       wrote.
+     * Hint: carve_tile_memory(memory) names the parts of shared memory.
+     *       This tile holds min(tile, n - its first key) keys.
      */
     /* END TODO */
 }
@@ -295,19 +353,146 @@ static void radix_stage3(const struct args *a, int block)
         return;
     unsigned threads = (unsigned)stage3_threads(block), warps = threads / 32;
     unsigned tiles = (unsigned)ceil_div(a->n, (size_t)threads * ITEMS3);
-    size_t count_smem = warps * DIGITS3 * sizeof(unsigned);
-    size_t scatter_smem =
-        ((warps + 1) * DIGITS3 + (a->pairs ? 2 : 1) * threads * ITEMS3) * sizeof(unsigned);
+    size_t count_smem = warps * DIGITS3 * sizeof(unsigned), smem = tile_memory_bytes(a, threads);
     allow_smem(radix_stage3_count_kernel, count_smem);
-    allow_smem(radix_stage3_scatter_kernel, scatter_smem);
+    allow_smem(radix_stage3_scatter_kernel, smem);
     for (int pass = 0; pass < 4; pass++) {
         struct pass s = pass_buffers(a, pass, 4);
         radix_stage3_count_kernel<<<tiles, threads, count_smem>>>(s.keys_from, a->flags, a->n,
                                                                   8 * pass, a->type);
         exclusive_scan(a->flags, a->positions, (size_t)DIGITS3 * tiles);
-        radix_stage3_scatter_kernel<<<tiles, threads, scatter_smem>>>(s, a->positions, a->n,
-                                                                      8 * pass, a->type);
+        radix_stage3_scatter_kernel<<<tiles, threads, smem>>>(s, a->positions, a->n, 8 * pass,
+                                                              a->type);
     }
+}
+
+/* ---- stage 4 ------------------------------------------------------------ */
+
+/* Stage 4 reads the keys once to count the digits of all four passes, then
+ * sorts each pass in one kernel: a tile learns where its digits' keys go
+ * by looking back at the tiles before it, a digit a thread. */
+enum { COUNT_ITEMS4 = 8 };
+
+__global__ void radix_stage4_count_kernel(const unsigned *__restrict__ keys,
+                                          unsigned *__restrict__ bins, size_t n, enum elem type)
+{
+    /* TODO stage 4 ----------------------------------------------------------
+     * Goal: bins[p * DIGITS3 + d] += the keys whose digit in pass p
+     *       (digit_of(key, type, 8 * p, DIGITS3)) is d, for the four passes
+     *       at once. The grid is a few blocks an SM, fewer than the keys
+     *       need: blocks step through the keys COUNT_ITEMS4 rounds of
+     *       blockDim.x at a time, gridDim.x blocks apart, so that each
+     *       block adds its shared counts to bins once, at the end.
+     * Keep: keys past n are not counted. Clear the shared counts before
+     *       anyone adds to them; a barrier before they are added to bins.
+     * Hint: __shared__ unsigned counts[4 * DIGITS3]. Load a step's
+     *       COUNT_ITEMS4 keys before counting any, so that the loads are in
+     *       flight together.
+     */
+    /* END TODO */
+}
+
+/* Called by a thread of tile `tile` for digit d, once the tile has
+ * published the digit's count (words[tile * DIGITS3 + d] is AGGREGATE, or
+ * PREFIX in tile 0). Returns the keys of digit d in the tiles before. */
+__device__ unsigned digit_look_back(volatile unsigned long long *words, size_t tile, unsigned d)
+{
+    /* TODO stage 4 ----------------------------------------------------------
+     * Goal: walk back from tile - 1 over the words of digit d
+     *       (words[t * DIGITS3 + d]), adding their counts, until a PREFIX
+     *       (its count is all of that tile's keys of d and those before it:
+     *       add it and stop). While a word is NOT_READY, read it again.
+     *       Then publish PREFIX with the sum plus this tile's own count.
+     * Keep: compact's and scan-large-arrays' look-back, for one digit in
+     *       one thread: no votes, every thread walks its own digit. Tile 0
+     *       looks at nothing and publishes nothing more.
+     * Hint: word >> 32 is the flag, (unsigned)word the count;
+     *       status_word(PREFIX, count) makes a word.
+     */
+    /* END TODO */
+}
+
+__global__ void __launch_bounds__(MAX_THREADS3)
+    radix_stage4_pass_kernel(struct pass s, const unsigned *__restrict__ bin_starts,
+                             unsigned long long *status, size_t n, int shift, enum elem type)
+{
+    /* TODO stage 4 ----------------------------------------------------------
+     * Goal: one pass, stage 3's scatter without the count kernel before it.
+     *       Thread 0 takes the tile's number from atomicAdd(&status[0],
+     *       1ULL); count_warp_digits and tile_places as in stage 3; then
+     *       publish each digit's count of the tile (the next digit's first
+     *       place less this one's; the last digit's: the tile's keys less
+     *       its first place) in words[tile * DIGITS3 + d], words being
+     *       status + 1: PREFIX in tile 0, AGGREGATE in the others. Then
+     *       sort_tile; then a thread a digit looks back
+     *       (digit_look_back), and to_out[d] = bin_starts[d] + the keys of
+     *       d in the tiles before - first[d]; then write_runs.
+     * Keep: the tile's number from the counter, not blockIdx.x, as in
+     *       scan-large-arrays: a tile waits only for tiles that started
+     *       before it. Volatile stores of the words. Barriers as in stage 3.
+     * Hint: sorting between publishing and looking back gives the tiles
+     *       before time to publish their PREFIX, so the walk back is short.
+     */
+    /* END TODO */
+}
+
+/* One count of every digit of every pass, a scan of each pass's counts,
+ * then four passes of one kernel each. */
+static void radix_stage4(const struct args *a, int block)
+{
+    if (a->n == 0)
+        return;
+    unsigned threads = (unsigned)stage3_threads(block);
+    size_t tiles = ceil_div(a->n, (size_t)threads * ITEMS3), smem = tile_memory_bytes(a, threads);
+    unsigned *counts = a->bins, *starts = a->bins + 4 * DIGITS3;
+    size_t steps = ceil_div(a->n, (size_t)threads * COUNT_ITEMS4);
+    size_t resident = (size_t)gpu_sm_count() * (2048 / threads); /* blocks the GPU holds at once */
+    unsigned count_grid = (unsigned)(steps < resident ? steps : resident);
+    CUDA_CHECK(cudaMemsetAsync(counts, 0, 4 * DIGITS3 * sizeof *counts));
+    radix_stage4_count_kernel<<<count_grid, threads>>>(a->keys_in, counts, a->n, a->type);
+    for (int pass = 0; pass < 4; pass++)
+        exclusive_scan(counts + pass * DIGITS3, starts + pass * DIGITS3, DIGITS3);
+    allow_smem(radix_stage4_pass_kernel, smem);
+    for (int pass = 0; pass < 4; pass++) {
+        struct pass s = pass_buffers(a, pass, 4);
+        CUDA_CHECK(cudaMemsetAsync(a->status, 0, (1 + tiles * DIGITS3) * sizeof *a->status));
+        radix_stage4_pass_kernel<<<(unsigned)tiles, threads, smem>>>(
+            s, starts + pass * DIGITS3, a->status, a->n, 8 * pass, a->type);
+    }
+}
+
+/* ---- stage 5 ------------------------------------------------------------ */
+
+/* Keys that fit one tile: all four passes in one block. */
+__global__ void __launch_bounds__(MAX_THREADS3) radix_stage5_one_block_kernel(struct args a)
+{
+    /* TODO stage 5 ----------------------------------------------------------
+     * Goal: the whole sort in one block, for n up to blockDim.x * ITEMS3
+     *       keys: for each of the 4 passes, its buffers (pass_buffers(&a,
+     *       pass, 4)), count_warp_digits of the one tile, tile_places,
+     *       sort_tile, and then thread t writes sorted[j] to keys_to[j]
+     *       (and values) for j = t, t + blockDim.x, ... below n: with one
+     *       tile, the tile's order is the pass's order.
+     * Keep: a barrier where a thread reads what another wrote, in shared
+     *       memory or in keys_to: the next pass reads what this one wrote,
+     *       and reuses the counters.
+     * Hint: the keys are in L2 after the first pass; what stage 4 paid was
+     *       its 13 launches, each waiting for the one before.
+     */
+    /* END TODO */
+}
+
+/* One block when the keys fit one tile; stage 4 when they do not. */
+static void radix_stage5(const struct args *a, int block)
+{
+    unsigned threads = (unsigned)stage3_threads(block);
+    if (a->n == 0 || a->n > (size_t)threads * ITEMS3) {
+        radix_stage4(a, block);
+        return;
+    }
+    size_t smem = tile_memory_bytes(a, threads);
+    allow_smem(radix_stage5_one_block_kernel, smem);
+    radix_stage5_one_block_kernel<<<1, threads, smem>>>(*a);
 }
 
 /* ---- the stage table: the tests, the driver and the run table read it --- */
@@ -316,5 +501,7 @@ const struct stage radix_stages[] = {
     {"1", "a bit a pass: flag, library scan, split", radix_stage1},
     {"2", "4 bits a pass: tile counts, scan, scatter", radix_stage2},
     {"3", "8 bits a pass: local sort, ballot ranks", radix_stage3},
+    {"4", "one count, a pass a kernel: look-back", radix_stage4},
+    {"5", "keys that fit one tile: one block", radix_stage5},
     {NULL, NULL, NULL},
 };

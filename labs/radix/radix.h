@@ -21,6 +21,10 @@ struct args {
     unsigned *values_tmp;      /* n, or NULL when !pairs */
     unsigned *flags;           /* stage 1: a flag a key; stages 2 and 3: a count a digit and tile */
     unsigned *positions;       /* the scan of flags */
+    unsigned *bins;            /* stage 4: 4 x 256 counts, a digit's keys in each pass; then
+                                  4 x 256 starts, their scans */
+    unsigned long long *status; /* stage 4: a counter of tiles, then a status word a tile and
+                                   digit (1 + 256 x the tiles of 32 threads) */
 };
 
 /* Stage 2 gives each thread ITEMS keys; a tile is the keys of one block:

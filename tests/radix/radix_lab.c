@@ -105,6 +105,8 @@ static void radix_setup(struct problem *p)
     size_t tiles = n / (32 * ITEMS) + 1, counts = 256 * tiles > n ? 256 * tiles : n;
     a->flags = problem_add_scratch(p, "flags", U32, counts)->dev;
     a->positions = problem_add_scratch(p, "positions", U32, counts)->dev;
+    a->bins = problem_add_scratch(p, "bins", U32, 8 * 256)->dev;
+    a->status = problem_add_scratch(p, "status", U64, 1 + 256 * tiles)->dev;
     p->bytes = (a->pairs ? 16.0 : 8.0) * n; /* keys (and values) read once, written once */
 }
 
@@ -147,7 +149,7 @@ static void radix_reference(struct problem *p)
 }
 
 /* The threads a block of each stage runs for BLOCK: stage 1 BLOCK as
- * given, stage 2 whole warps, stage 3 whole warps up to MAX_THREADS3; and
+ * given, stage 2 whole warps, stages 3 to 5 whole warps up to MAX_THREADS3; and
  * the keys each thread takes. */
 static int as_given(int block) { return block; }
 struct facts {
@@ -156,8 +158,9 @@ struct facts {
     unsigned keys;
 };
 static const struct facts radix_facts[] = {
-    {"1", as_given, 1},            {"2", tile_threads, ITEMS}, {"3", stage3_threads, ITEMS3},
-    {"lib", stage3_threads, ITEMS3}, {NULL, NULL, 0},
+    {"1", as_given, 1},          {"2", tile_threads, ITEMS},     {"3", stage3_threads, ITEMS3},
+    {"4", stage3_threads, ITEMS3}, {"5", stage3_threads, ITEMS3}, {"lib", stage3_threads, ITEMS3},
+    {NULL, NULL, 0},
 };
 
 static int radix_threads(const struct stage *s, int block) { return facts(s)->threads(block); }
@@ -343,8 +346,16 @@ static const struct technique radix_techniques[] = {
      {{bytes_stored_per_output, AT_MOST, 9, "more than 8 passes over the keys"}}},
     {"3", "8-bit digits: 4 passes over the keys",
      {{bytes_stored_per_output, AT_MOST, 5, "more than 4 passes over the keys"}}},
+    {"4", "one count of every pass's digits, and a tile's places by look-back",
+     {{traffic, AT_MOST, 7, "the keys are read twice a pass: not one count for all four"},
+      {flag_stores_per_block, AT_LEAST, 384, "a tile publishes only its prefixes: not its "
+                                              "counts first"}}},
+    {"5", "keys that fit one tile sorted by one block",
+     {{launches, AT_MOST, 1, "more than one launch for keys that fit one tile"}}},
     {NULL},
 };
+/* Stage 5's idea shows only where the keys fit one tile (256 x ITEMS3). */
+static const struct technique_case radix_technique_cases[] = {{"5", {"4099", 256}}, {NULL}};
 
 const struct lab radix_lab = {
     .name = "radix",
@@ -352,7 +363,7 @@ const struct lab radix_lab = {
     .stages = radix_stages,
     .variants = radix_variants,
     .library = &radix_library,
-    .sweep_stage = "3",
+    .sweep_stage = "5",
     .threads = radix_threads,
     .tile = radix_tile,
     .args_size = sizeof(struct args),
@@ -372,6 +383,7 @@ const struct lab radix_lab = {
     .all_variants_up_to = 1000003,
     .techniques = radix_techniques,
     .technique_case = {"131075", 256},
+    .technique_cases = radix_technique_cases,
     .handout = "08-radix",
 };
 

@@ -13,3 +13,5 @@
 STAGE_TESTS(radix, 1)
 STAGE_TESTS(radix, 2)
 STAGE_TESTS(radix, 3)
+STAGE_TESTS(radix, 4)
+STAGE_TESTS(radix, 5)
