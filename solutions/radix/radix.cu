@@ -46,6 +46,13 @@ __device__ unsigned sortable(unsigned bits, enum elem type)
     return bits;
 }
 
+/* The bits of the type's largest key (its sortable form is all ones): stages
+ * 3 to 5 fill a tile's places past n with it, so that they sort last. */
+__host__ __device__ unsigned largest_key(enum elem type)
+{
+    return type == U32 ? 0xffffffffu : 0x7fffffffu;
+}
+
 /* out[i] = in[0] + ... + in[i - 1] for n counts, by the library (the scan
  * labs showed how it is done). */
 static void exclusive_scan(const unsigned *in, unsigned *out, size_t n)
@@ -266,6 +273,12 @@ __device__ size_t warp_chunk(size_t tile)
     return (tile * blockDim.x + threadIdx.x / 32 * 32) * ITEMS3;
 }
 
+/* How many of the chunk's 32 * ITEMS3 places hold keys: those below n. */
+__device__ unsigned chunk_keys(size_t chunk, size_t n)
+{
+    return chunk < n ? (unsigned)min(n - chunk, (size_t)32 * ITEMS3) : 0;
+}
+
 /* (No __restrict__ on keys: stage 5 reads what the same kernel wrote.) */
 __device__ void count_warp_digits(const unsigned *keys, unsigned (&key)[ITEMS3], unsigned *row,
                                   size_t chunk, size_t n, int shift, enum elem type)
@@ -275,25 +288,27 @@ __device__ void count_warp_digits(const unsigned *keys, unsigned (&key)[ITEMS3],
      *       key[k]) and count its keys of each digit (digit_of(key, type,
      *       shift, DIGITS3)) into row[0..255], the warp's own row of
      *       counters.
-     * Keep: keys past n are not counted. The lanes clear the row first, and
-     *       no lane counts before every lane has cleared (__syncwarp).
+     * Keep: a place past n reads largest_key(type) and is counted like a
+     *       key: its digit is 255 in every pass, and as the last in input
+     *       order it sorts to the end of the tile, where nothing is written
+     *       out. So no later step asks "is this key below n?". The lanes
+     *       clear the row first, and no lane counts before every lane has
+     *       cleared (__syncwarp).
      * Hint: issue all ITEMS3 loads before the first atomicAdd, so that
      *       they are in flight together. Only the 32 lanes of one warp ever
      *       share a counter, so they seldom wait for each other.
      */
     unsigned lane = threadIdx.x % 32;
+    unsigned here = chunk_keys(chunk, n);
     for (unsigned d = lane; d < DIGITS3; d += 32)
         row[d] = 0;
 #pragma unroll
-    for (int k = 0; k < ITEMS3; k++) {
-        size_t i = chunk + 32 * k + lane;
-        key[k] = i < n ? keys[i] : 0;
-    }
+    for (int k = 0; k < ITEMS3; k++)
+        key[k] = 32 * k + lane < here ? keys[chunk + 32 * k + lane] : largest_key(type);
     __syncwarp();
 #pragma unroll
     for (int k = 0; k < ITEMS3; k++)
-        if (chunk + 32 * k + lane < n)
-            atomicAdd(&row[digit_of(key[k], type, shift, DIGITS3)], 1u);
+        atomicAdd(&row[digit_of(key[k], type, shift, DIGITS3)], 1u);
     /* END STUDENT */
 }
 
@@ -306,7 +321,9 @@ __global__ void __launch_bounds__(MAX_THREADS3)
      *       blockIdx.x] = the tile's keys of digit d.
      * Keep: each warp counts its chunk (warp_chunk(blockIdx.x)) into its
      *       own row of warp_rows (count_warp_digits); the rows are summed
-     *       once all are done.
+     *       once all are done. The last tile's padding (its places past n)
+     *       is counted as digit 255: the table's last entry, which no other
+     *       entry's scan adds in, so it may stay.
      * Hint: warp_rows holds blockDim.x / 32 rows of DIGITS3 counters.
      */
     extern __shared__ unsigned warp_rows[];
@@ -374,6 +391,33 @@ __device__ void tile_places(unsigned *warp_rows, unsigned *first)
     /* END STUDENT */
 }
 
+/* Given: the lanes of the warp whose digit is d too (d's peers), by eight
+ * ballots, one a bit of the digit: a lane keeps the lanes whose bit agrees
+ * with its own, the ballot or its complement. The #else is that in C, and
+ * what the emulator runs. On the GPU it is written in PTX: from the C,
+ * nvcc makes about seven instructions a bit; from the PTX, three (one
+ * instruction turns all the digit's bits into predicates first). That cut
+ * stage 4's instructions by a fifth (handouts/08-radix.md). */
+__device__ __forceinline__ unsigned digit_peers(unsigned d)
+{
+    unsigned peers = FULL_WARP;
+#pragma unroll
+    for (int b = 0; b < DIGIT_BITS3; b++) {
+        unsigned agree;
+#ifdef __CUDA_ARCH__
+        asm("{\n .reg .pred one;\n and.b32 %0, %1, %2;\n setp.ne.u32 one, %0, 0;\n"
+            " vote.sync.ballot.b32 %0, one, 0xffffffff;\n @!one not.b32 %0, %0;\n}"
+            : "=r"(agree)
+            : "r"(d), "r"(1u << b));
+#else
+        agree = __ballot_sync(FULL_WARP, d >> b & 1);
+        agree = d >> b & 1 ? agree : ~agree;
+#endif
+        peers &= agree;
+    }
+    return peers;
+}
+
 /* Called by every thread once tile_places has turned the warps' rows into
  * places; key[] and chunk are count_warp_digits'. */
 __device__ void sort_tile(const unsigned (&key)[ITEMS3], unsigned *row, unsigned *sorted,
@@ -383,42 +427,42 @@ __device__ void sort_tile(const unsigned (&key)[ITEMS3], unsigned *row, unsigned
     /* STUDENT stage 3 -------------------------------------------------------
      * Goal: put every key of the warp's chunk at its place in the tile
      *       sorted by digit. Round by round, each key finds the lanes of its
-     *       warp with the same digit (its peers), and the lowest of them
-     *       takes the group's places: first = atomicAdd(&row[d], number of
-     *       peers). A key's place is first plus its peers in lower lanes; it
-     *       goes to sorted[place], and when values_from is not NULL its
-     *       value (values_from[i]) to sorted[tile + place], tile being
+     *       warp with the same digit (its peers: digit_peers(d)), and one of
+     *       them, the leader, takes the group's places: first =
+     *       atomicAdd(&row[d], number of peers). A key's place is first
+     *       plus its peers in lower lanes; it goes to sorted[place]. Then,
+     *       when values_from is not NULL, each key's value (values_from[i],
+     *       i its index) goes to sorted[tile + its place], tile being
      *       blockDim.x * ITEMS3.
-     * Keep: the peers come from ballots, one a bit of the digit: a lane
-     *       keeps the lanes whose bit agrees with its own (the ballot, or
-     *       its complement), and only lanes whose key is below n. The
-     *       leader's first reaches its peers by __shfl_sync, which waits
-     *       for the leader's atomicAdd to return, so the next round's
-     *       leader adds after it.
-     * Hint: 8 __ballot_sync a round. The leader is __ffs(peers) - 1; the
-     *       lanes below yours are (1u << lane) - 1.
+     * Keep: the leader's first reaches its peers by __shfl_sync, which
+     *       waits for the leader's atomicAdd to return, so the next round's
+     *       leader adds after it. Remember each key's place (place[k]), and
+     *       load the values after the rounds, all ITEMS3 before the first
+     *       is stored, so that they are in flight together; places past n
+     *       take any value.
+     * Hint: the leader: the highest peer, 31 - __clz(peers). The lanes
+     *       below yours are (1u << lane) - 1.
      */
     unsigned lane = threadIdx.x % 32, tile = blockDim.x * ITEMS3;
-    unsigned below = (1u << lane) - 1;
+    unsigned below = (1u << lane) - 1, place[ITEMS3];
 #pragma unroll
     for (int k = 0; k < ITEMS3; k++) {
-        size_t i = chunk + 32 * k + lane;
         unsigned d = digit_of(key[k], type, shift, DIGITS3);
-        unsigned peers = __ballot_sync(FULL_WARP, i < n);
-#pragma unroll
-        for (int b = 0; b < DIGIT_BITS3; b++) {
-            unsigned ones = __ballot_sync(FULL_WARP, d >> b & 1);
-            peers &= d >> b & 1 ? ones : ~ones;
-        }
-        unsigned leader = __ffs(peers) - 1, first = 0;
+        unsigned peers = digit_peers(d);
+        unsigned leader = 31 - __clz(peers), first = 0;
         if (lane == leader)
             first = atomicAdd(&row[d], __popc(peers));
-        unsigned place = __shfl_sync(FULL_WARP, first, leader % 32) + __popc(peers & below);
-        if (i < n) {
-            sorted[place] = key[k];
-            if (values_from)
-                sorted[tile + place] = values_from[i];
-        }
+        place[k] = __shfl_sync(FULL_WARP, first, leader) + __popc(peers & below);
+        sorted[place[k]] = key[k];
+    }
+    if (values_from) {
+        unsigned here = chunk_keys(chunk, n), value[ITEMS3];
+#pragma unroll
+        for (int k = 0; k < ITEMS3; k++)
+            value[k] = 32 * k + lane < here ? values_from[chunk + 32 * k + lane] : 0;
+#pragma unroll
+        for (int k = 0; k < ITEMS3; k++)
+            sorted[tile + place[k]] = value[k];
     }
     /* END STUDENT */
 }
@@ -610,9 +654,13 @@ __device__ unsigned digit_look_back(volatile unsigned long long *words, size_t t
     /* END STUDENT */
 }
 
-__global__ void __launch_bounds__(MAX_THREADS3)
+/* The key type is a template parameter, so that sortable() is settled when
+ * the kernel is compiled and the rounds have no branch on it; the launch
+ * bounds keep the kernel to 64 registers, four blocks of 256 an SM. */
+template <enum elem type>
+__global__ void __launch_bounds__(MAX_THREADS3, 2)
     radix_stage4_pass_kernel(struct pass s, const unsigned *__restrict__ bin_starts,
-                             unsigned long long *status, size_t n, int shift, enum elem type)
+                             unsigned long long *status, size_t n, int shift)
 {
     /* STUDENT stage 4 -------------------------------------------------------
      * Goal: one pass, stage 3's scatter without the count kernel before it.
@@ -673,12 +721,15 @@ static void radix_stage4(const struct args *a, int block)
     radix_stage4_count_kernel<<<count_grid, threads>>>(a->keys_in, counts, a->n, a->type);
     for (int pass = 0; pass < 4; pass++)
         exclusive_scan(counts + pass * DIGITS3, starts + pass * DIGITS3, DIGITS3);
-    allow_smem(radix_stage4_pass_kernel, smem);
+    void (*kernel)(struct pass, const unsigned *, unsigned long long *, size_t, int) = /* by type */
+        a->type == U32 ? radix_stage4_pass_kernel<U32>
+        : a->type == I32 ? radix_stage4_pass_kernel<I32> : radix_stage4_pass_kernel<F32>;
+    allow_smem(kernel, smem);
     for (int pass = 0; pass < 4; pass++) {
         struct pass s = pass_buffers(a, pass, 4);
         CUDA_CHECK(cudaMemsetAsync(a->status, 0, (1 + tiles * DIGITS3) * sizeof *a->status));
-        radix_stage4_pass_kernel<<<(unsigned)tiles, threads, smem>>>(
-            s, starts + pass * DIGITS3, a->status, a->n, 8 * pass, a->type);
+        kernel<<<(unsigned)tiles, threads, smem>>>(s, starts + pass * DIGITS3, a->status, a->n,
+                                                   8 * pass);
     }
 }
 
