@@ -250,7 +250,8 @@ __global__ void __launch_bounds__(MAX_THREADS3)
      * Keep: each warp counts its chunk (warp_chunk(blockIdx.x)) into its
      *       own row of warp_rows (count_warp_digits); the rows are summed
      *       once all are done. The last tile's padding (its places past n)
-     *       was counted as digit 255: take it off.
+     *       is counted as digit 255: the table's last entry, which no other
+     *       entry's scan adds in, so it may stay.
      * Hint: warp_rows holds blockDim.x / 32 rows of DIGITS3 counters.
      */
     /* END TODO */
@@ -443,12 +444,13 @@ __global__ void radix_stage4_count_kernel(const unsigned *__restrict__ keys,
  * PREFIX in tile 0). Returns the keys of digit d in the tiles before. */
 __device__ unsigned digit_look_back(volatile unsigned long long *words, size_t tile, unsigned d)
 {
+    unsigned before = 0; /* the keys of digit d in the tiles before this one */
     /* TODO stage 4 ----------------------------------------------------------
-     * Goal: walk back from tile - 1 over the words of digit d
-     *       (words[t * DIGITS3 + d]), adding their counts, until a PREFIX
+     * Goal: before = the sum of the counts of digit d's words
+     *       (words[t * DIGITS3 + d]) from tile - 1 back to the first PREFIX
      *       (its count is all of that tile's keys of d and those before it:
      *       add it and stop). While a word is NOT_READY, read it again.
-     *       Then publish PREFIX with the sum plus this tile's own count.
+     *       Then publish PREFIX with before plus this tile's own count.
      * Keep: compact's and scan-large-arrays' look-back, for one digit in
      *       one thread: no votes, every thread walks its own digit. Tile 0
      *       looks at nothing and publishes nothing more.
@@ -456,6 +458,7 @@ __device__ unsigned digit_look_back(volatile unsigned long long *words, size_t t
      *       status_word(PREFIX, count) makes a word.
      */
     /* END TODO */
+    return before;
 }
 
 /* The key type is a template parameter, so that sortable() is settled when

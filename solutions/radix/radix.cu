@@ -625,12 +625,13 @@ __global__ void radix_stage4_count_kernel(const unsigned *__restrict__ keys,
  * PREFIX in tile 0). Returns the keys of digit d in the tiles before. */
 __device__ unsigned digit_look_back(volatile unsigned long long *words, size_t tile, unsigned d)
 {
+    unsigned before = 0; /* the keys of digit d in the tiles before this one */
     /* STUDENT stage 4 -------------------------------------------------------
-     * Goal: walk back from tile - 1 over the words of digit d
-     *       (words[t * DIGITS3 + d]), adding their counts, until a PREFIX
+     * Goal: before = the sum of the counts of digit d's words
+     *       (words[t * DIGITS3 + d]) from tile - 1 back to the first PREFIX
      *       (its count is all of that tile's keys of d and those before it:
      *       add it and stop). While a word is NOT_READY, read it again.
-     *       Then publish PREFIX with the sum plus this tile's own count.
+     *       Then publish PREFIX with before plus this tile's own count.
      * Keep: compact's and scan-large-arrays' look-back, for one digit in
      *       one thread: no votes, every thread walks its own digit. Tile 0
      *       looks at nothing and publishes nothing more.
@@ -638,7 +639,6 @@ __device__ unsigned digit_look_back(volatile unsigned long long *words, size_t t
      *       status_word(PREFIX, count) makes a word.
      */
     unsigned long long mine = words[tile * DIGITS3 + d];
-    unsigned before = 0;
     for (size_t t = tile; t-- > 0;) {
         unsigned long long word;
         do
@@ -650,8 +650,8 @@ __device__ unsigned digit_look_back(volatile unsigned long long *words, size_t t
     }
     if (tile > 0)
         words[tile * DIGITS3 + d] = status_word(PREFIX, before + (unsigned)mine);
-    return before;
     /* END STUDENT */
+    return before;
 }
 
 /* The key type is a template parameter, so that sortable() is settled when
