@@ -749,7 +749,8 @@ __global__ void __launch_bounds__(MAX_THREADS3) radix_stage5_one_block_kernel(st
      *       memory or in keys_to: the next pass reads what this one wrote,
      *       and reuses the counters.
      * Hint: the keys are in L2 after the first pass; what stage 4 paid was
-     *       its 13 launches, each waiting for the one before.
+     *       its 18 operations (kernels and clears), each waiting for the
+     *       one before.
      */
     extern __shared__ unsigned memory[];
     struct tile_memory m = carve_tile_memory(memory);
