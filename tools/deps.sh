@@ -13,8 +13,10 @@ command -v pkg-config > /dev/null 2>&1 || missing="$missing pkg-config"
 pkg-config --exists criterion 2> /dev/null || missing="$missing libcriterion-dev"
 command -v pandoc > /dev/null 2>&1 || missing="$missing pandoc"
 command -v gnuplot > /dev/null 2>&1 || missing="$missing gnuplot-nox"
+tools="" # the TOOLs' commands, for the closing line
 for tool in "$@"; do
     command -v "${tool%%=*}" > /dev/null 2>&1 || missing="$missing ${tool#*=}"
+    tools="$tools${tools:+, }${tool%%=*}"
 done
 
 if ! command -v "$nvcc" > /dev/null 2>&1; then
@@ -22,7 +24,7 @@ if ! command -v "$nvcc" > /dev/null 2>&1; then
     echo "      the apt commands for your distribution), or point CUDA= at it."
 fi
 if [ -z "$missing" ]; then
-    echo "deps: Criterion $(pkg-config --modversion criterion), $(pandoc --version | head -n 1) and $(gnuplot --version) are installed"
+    echo "deps: Criterion $(pkg-config --modversion criterion), $(pandoc --version | head -n 1) and $(gnuplot --version) are installed${tools:+, and so are $tools}"
     exit 0
 fi
 if ! command -v apt-get > /dev/null 2>&1; then
@@ -51,4 +53,4 @@ if ! { $sudo apt-get update -qq &&
     echo "      without gnuplot make bench's plots, are all that is missing."
     exit 1
 fi
-echo "deps: done: Criterion $(pkg-config --modversion criterion), $(pandoc --version | head -n 1), $(gnuplot --version)"
+echo "deps: done: Criterion $(pkg-config --modversion criterion), $(pandoc --version | head -n 1), $(gnuplot --version)${tools:+, $tools}"
