@@ -295,7 +295,8 @@ static void check_order(block_runner &r, const word_history &h, const char *p, b
     const char *verb = !write ? " reads " : kind == ATOMIC ? " updates with an atomic " : " writes ";
     bool read_here = (h.read & STAMP_BITS) == (h.write & STAMP_BITS) &&
                      ((h.read & BLOCK_BITS) == r.block_id || (h.read & SEVERAL));
-    if (write && kind == PLAIN && pc == h.write_pc && !read_here) { /* a store, not an update */
+    /* the same line, not the same instruction: an unrolled loop's rounds store from copies of it */
+    if (write && kind == PLAIN && same_line(pc, h.write_pc) && !read_here) { /* a store, not an update */
         /* the same thread of two blocks: the index leaves some of the block's place out */
         bool same_thread = thread_of(h.write) == r.current;
         stop_kernel(it + "two blocks write " + element_name(r, p) + at_line(pc) + ": " +

@@ -975,9 +975,22 @@ const char *emu_count_into_one(int *total, int blocks, int planted)
 }
 
 /* A grid-stride copy. Planted: 1 steps by one block, not the whole grid,
- * so blocks copy each other's elements again. */
+ * so blocks copy each other's elements again; 2 copies a tile of four
+ * rounds a block instead, from an unrolled loop, its tiles spaced three
+ * rounds and one element apart: a block's last round rewrites the next
+ * block's first, from another copy of the unrolled store. */
 __global__ void stride_copy(int *out, const int *in, int n, int planted)
 {
+    if (planted == 2) {
+        int tile = blockDim.x * 3 + 1; /* should be blockDim.x * 4 */
+#pragma unroll
+        for (int k = 0; k < 4; k++) {
+            int i = blockIdx.x * tile + k * blockDim.x + threadIdx.x;
+            if (i < n)
+                out[i] = in[i]; /* LINE: unrolled tile store */
+        }
+        return;
+    }
     int step = planted == 1 ? blockDim.x : blockDim.x * gridDim.x;
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step)
         out[i] = in[i]; /* LINE: grid-stride store */

@@ -836,6 +836,21 @@ Test(emu, names_the_step_of_a_grid_stride_loop_that_writes_elements_twice, TIMEO
                                                 "blockDim.x * gridDim.x", NULL});
 }
 
+/* The two stores are copies of one line that #pragma unroll made: still
+ * "the same line", and the cause named is the index, not an atomic. */
+Test(emu, names_two_blocks_writing_one_element_from_an_unrolled_loop, TIMEOUT)
+{
+    enum { N = 5000 };
+    int in[N], out[N];
+    unsigned long long bytes = 0;
+    random_ints(in, N, 1000);
+    const char *error = emu_stride_copy(out, in, N, 7, 2, &bytes);
+    expect_error_saying(error, (const char *[]){"kernel stride_copy, block (", "two blocks write out[",
+                                                at_line("unrolled tile store"),
+                                                "from the same line in this launch",
+                                                "the two blocks computed the same index", NULL});
+}
+
 Test(emu, passes_a_chain_whose_flags_follow_a_fence, TIMEOUT)
 {
     enum { BLOCKS = 300 };
