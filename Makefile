@@ -320,6 +320,7 @@ help::
 	@echo "                           compute-sanitizer (TOOL=memcheck, racecheck, synccheck, initcheck)"
 	@echo "  make profile LAB=reduce STAGE=2   on a GPU: the stage's kernels under Nsight Compute:"
 	@echo "                           time, DRAM bytes, occupancy, sectors/request, bank conflicts"
+	@echo "      METRICS=name,name                   more counters, added to those; NCUFLAGS= other options"
 	@echo "  LAB=scan picks every lab whose name starts with scan; no LAB picks all"
 	@echo "  EMU=1 runs the kernels on the CPU: no GPU or CUDA toolkit needed (the default"
 	@echo "        when no GPU is found; EMU=0 insists on one)"

@@ -26,11 +26,17 @@ PROFILE_METRICS := gpu__time_duration.sum dram__bytes_read.sum dram__bytes_write
   l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum \
   smsp__thread_inst_executed_per_inst_executed.ratio
 comma := ,
+# METRICS=a,b: counters of your own, added to the list (ncu takes --metrics once)
+PROFILE_METRICS += $(subst $(comma), ,$(METRICS))
 empty :=
 space := $(empty) $(empty)
 
 GPU_TOOL := $(filter sanitize profile,$(MAKECMDGOALS))
 ifneq ($(GPU_TOOL),)
+  ifneq ($(filter --metrics --metrics=%,$(NCUFLAGS)),)
+    $(error NCUFLAGS has --metrics, which make profile passes already and Nsight Compute \
+      takes only once: give your counters as METRICS=name,name, and make profile adds them)
+  endif
   ifeq ($(EMU),1)
     $(error make $(GPU_TOOL) runs NVIDIA's tools on a GPU; under EMU=1, make test already \
       checks races, barriers and bounds as it runs)
