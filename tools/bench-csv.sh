@@ -24,3 +24,7 @@ bench_table_ideas() {
         from && rules == 1 && !seen[$1]++ {
             idea = substr($0, from, to - from); sub(/ +$/, "", idea); print $1 "\t" idea }' "$1"
 }
+
+# bench_folder GPU-NAME: the folder make bench writes a GPU's sweeps to,
+# "NVIDIA H100 80GB HBM3" -> H100-80GB-HBM3
+bench_folder() { printf '%s' "${1#NVIDIA }" | tr -c 'A-Za-z0-9.\n' '-'; }

@@ -22,7 +22,7 @@ seed=${SEED:-1}
 gpu=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2> /dev/null | head -n 1)
 if [ -z "$gpu" ]; then gpu="CPU emulation, -"; fi
 name=${gpu%%,*} driver=${gpu##*, }
-folder=$(printf '%s' "${name#NVIDIA }" | tr -c 'A-Za-z0-9.\n' '-') # H100-80GB-HBM3
+folder=$(bench_folder "$name")
 commit=${COMMIT:-$(git rev-parse --short HEAD 2> /dev/null || echo unknown)}
 cuda=$(nvcc --version 2> /dev/null | tail -n 1)
 mkdir -p "$out/$folder" || exit 1

@@ -2,11 +2,14 @@
 # bench-test.sh: make bench's CSV and plot code, on a tiny sweep under the
 # emulation (CI has no GPU): the solutions of map and transpose at two sizes
 # each; reduce's with VARIANT=all, one CSV of every variant and a plot a
-# variant; and map's untouched skeleton, whose wrong stages must be written
+# variant, and the same a variant at a time joined by tools/bench-join.sh;
+# and map's untouched skeleton, whose wrong stages must be written
 # as WRONG and left out of the plot. Every plot's key names each stage by
 # its idea. `make check-bench` runs it.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
+# shellcheck source=tools/bench-csv.sh
+. tools/bench-csv.sh
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/bench-test.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 status=0
@@ -106,6 +109,31 @@ done
 plots=("$tmp/all/CPU-emulation/"*.svg)
 [ ${#plots[@]} = ${#variants[@]} ] ||
     fail "VARIANT=all drew ${#plots[@]} plots of reduce's ${#variants[@]} variants, not one each"
+# the same sweep a variant at a time, joined (tools/bench-join.sh): the rows of VARIANT=all
+parts=()
+for variant in "${variants[@]}"; do
+    VARIANT=$variant BENCH_SIZES="2^10 2^12" COMMIT=tested tools/bench.sh build/emu/solutions \
+        "$tmp/part-$variant" reduce > /dev/null 2>&1 || fail "tools/bench.sh VARIANT=$variant failed on reduce"
+    parts+=("$tmp/part-$variant/CPU-emulation/reduce.csv")
+done
+tools/bench-join.sh "$tmp/joined" "${parts[@]}" > "$tmp/join.log" 2>&1 ||
+    { cat "$tmp/join.log"; fail "tools/bench-join.sh failed on reduce's variants, a run each"; }
+jcsv=$tmp/joined/CPU-emulation/reduce.csv
+rows_of() { bench_awk -v OFS=, '{ print $col["variant"], $col["n"], $col["stage"], $col["check"] }' "$1"; }
+if [ -z "$(rows_of "$jcsv" 2> /dev/null)" ] || ! cmp -s <(rows_of "$rcsv") <(rows_of "$jcsv"); then
+    fail "the joined reduce.csv does not hold VARIANT=all's rows, in its order"
+fi
+grep -q '^# seed: 1, VARIANT=all (tools/bench-join.sh: ' "$jcsv" 2> /dev/null ||
+    fail "the joined reduce.csv does not say it was joined"
+plots=("$tmp/joined/CPU-emulation/"*.svg)
+[ ${#plots[@]} = ${#variants[@]} ] || fail "bench-join.sh drew ${#plots[@]} plots of ${#variants[@]} variants"
+tools/bench-join.sh "$tmp/twice" "${parts[0]}" "${parts[0]}" > "$tmp/twice.log" 2>&1 &&
+    fail "bench-join.sh joined a variant to itself"
+grep -q "variant ${variants[0]} is in an earlier CSV too" "$tmp/twice.log" ||
+    fail "bench-join.sh did not say which variant came twice"
+tools/bench-join.sh "$tmp/mixed" "${parts[0]}" "$csv" > "$tmp/mixed.log" 2>&1 &&
+    fail "bench-join.sh joined reduce's CSV to map's"
+
 # then the first variant alone: the plots of the others, from the sweep before, go
 BENCH_SIZES="2^10" tools/bench.sh build/emu/solutions "$tmp/all" reduce > /dev/null 2>&1 ||
     fail "tools/bench.sh failed on reduce's first variant"
@@ -119,5 +147,5 @@ scsv=$tmp/skeleton/CPU-emulation/map.csv
 grep -q "one thread per element" "${scsv%.csv}.svg" && fail "the skeleton's plot shows a wrong stage"
 
 [ $status = 0 ] && echo "bench-test: the CSV and the plots of a tiny emulated sweep are right, one a" \
-    "variant with VARIANT=all, each stage named by its idea; make bench EMU=1 refuses"
+    "variant with VARIANT=all or joined from a run a variant, each stage named by its idea; make bench EMU=1 refuses"
 exit $status
