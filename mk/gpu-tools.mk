@@ -32,11 +32,13 @@ empty :=
 space := $(empty) $(empty)
 
 GPU_TOOL := $(filter sanitize profile,$(MAKECMDGOALS))
-ifneq ($(GPU_TOOL),)
+ifneq ($(filter profile,$(GPU_TOOL)),)
   ifneq ($(filter --metrics --metrics=%,$(NCUFLAGS)),)
     $(error NCUFLAGS has --metrics, which make profile passes already and Nsight Compute \
       takes only once: give your counters as METRICS=name,name, and make profile adds them)
   endif
+endif
+ifneq ($(GPU_TOOL),)
   ifeq ($(EMU),1)
     $(error make $(GPU_TOOL) runs NVIDIA's tools on a GPU; under EMU=1, make test already \
       checks races, barriers and bounds as it runs)

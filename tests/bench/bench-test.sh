@@ -5,7 +5,8 @@
 # variant, and the same a variant at a time joined by tools/bench-join.sh;
 # and map's untouched skeleton, whose wrong stages must be written
 # as WRONG and left out of the plot. Every plot's key names each stage by
-# its idea. `make check-bench` runs it.
+# its idea. Also make profile's METRICS= and its refusal of a second
+# --metrics (as make -n). `make check-bench` runs it.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tools/bench-csv.sh
@@ -35,6 +36,18 @@ make --no-print-directory bench LAB=map EMU=1 > "$tmp/refused.log" 2>&1 &&
     fail "make bench EMU=1 did not refuse"
 [ "$(grep -c '^make bench: no sweep under EMU=1' "$tmp/refused.log")" = 1 ] ||
     fail "make bench EMU=1 did not say why, in one line"
+
+# make profile's counters (what make -n would run: no GPU here): METRICS= adds
+# to the list; a second --metrics in NCUFLAGS is refused, for profile only
+make --no-print-directory -n profile LAB=map ARCH=90 EMU=0 METRICS=x.sum,y.sum > "$tmp/profile.log" 2>&1
+grep -q -- '--metrics [^ ]*,x\.sum,y\.sum ' "$tmp/profile.log" ||
+    fail "make profile METRICS=x.sum,y.sum did not add both to Nsight Compute's --metrics"
+make --no-print-directory -n profile LAB=map ARCH=90 EMU=0 NCUFLAGS='--metrics x' > "$tmp/profile.log" 2>&1 &&
+    fail "make profile with --metrics in NCUFLAGS did not refuse"
+grep -q 'give your counters as METRICS=' "$tmp/profile.log" ||
+    fail "make profile's refusal of --metrics in NCUFLAGS did not say to use METRICS="
+make --no-print-directory -n sanitize LAB=map ARCH=90 EMU=0 NCUFLAGS='--metrics x' > "$tmp/profile.log" 2>&1 ||
+    fail "make sanitize refused an NCUFLAGS it does not use"
 
 BENCH_SIZES="2^10 2^12" COMMIT=tested tools/bench.sh build/emu/solutions "$tmp/good" map transpose \
     > "$tmp/good.log" 2>&1 || { cat "$tmp/good.log"; fail "tools/bench.sh failed on the solutions"; }
@@ -147,5 +160,5 @@ scsv=$tmp/skeleton/CPU-emulation/map.csv
 grep -q "one thread per element" "${scsv%.csv}.svg" && fail "the skeleton's plot shows a wrong stage"
 
 [ $status = 0 ] && echo "bench-test: the CSV and the plots of a tiny emulated sweep are right, one a" \
-    "variant with VARIANT=all or joined from a run a variant, each stage named by its idea; make bench EMU=1 refuses"
+    "variant with VARIANT=all or joined from a run a variant, each stage named by its idea; make bench EMU=1 refuses; make profile takes METRICS="
 exit $status
