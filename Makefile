@@ -156,9 +156,11 @@ else
 endif
 
 # What the student chose reaches the tests and the driver alike, as
-# environment variables (an empty one means the default).
+# environment variables (an empty one means the default), with whose kernels
+# they are, for the reproduce lines.
 CHOICES = N=$(call quote,$(N)) STAGE=$(call quote,$(STAGE)) VARIANT=$(call quote,$(VARIANT)) \
-          SEED=$(call quote,$(SEED)) BLOCK=$(call quote,$(BLOCK))
+          SEED=$(call quote,$(SEED)) BLOCK=$(call quote,$(BLOCK)) \
+          WORKBOOK_MAKE_ARGS=$(call quote,$(MAKE_ARGS))
 
 # ---- building ------------------------------------------------------------------
 # A command that fails leaves no half-made target behind.
@@ -254,7 +256,7 @@ test: technique-runs
 endif
 
 test: $(BINARIES)
-	@$(CHOICES) WORKBOOK_MAKE_ARGS=$(call quote,$(MAKE_ARGS)) TESTFLAGS=$(call quote,$(TESTFLAGS)) EMU=$(EMU) \
+	@$(CHOICES) TESTFLAGS=$(call quote,$(TESTFLAGS)) EMU=$(EMU) \
 	 TECHNIQUE_BUILD=build/emu FORMAT='$(FORMAT)' REPORTS='$(BUILD)/reports' \
 	 tools/test-labs.sh $(BUILD) $(TREE) $(SELECTED)
 

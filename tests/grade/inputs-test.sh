@@ -3,7 +3,7 @@
 # the submission folders, the reasons it writes, SUBMISSIONS itself. None
 # may forge a line of the reports, break their formats, or stand where a
 # class file goes. And what make test is given: N, BLOCK and SEED, read as
-# make run reads them. Under EMU=1, no GPU needed; under a minute on 2
+# make run reads them; and make run's reproduce lines, which name the kernels. Under EMU=1, no GPU needed; under a minute on 2
 # cores.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -99,6 +99,12 @@ for choice in N=abc N=2^64 BLOCK=0 BLOCK=1025 SEED=-1; do
 done
 make --no-print-directory test LAB=map SOLUTION=1 EMU=1 STAGE=1 N=1000 BLOCK=128 SEED=5 > "$tmp/test.log" 2>&1 ||
     fail "make test with good choices fails"
+# A reproduce line names whose kernels failed, from make run as from make
+# test: here a copy of the untouched map skeleton, given as SUBMISSION=.
+mkdir -p "$tmp/sub/labs" && cp -r labs/map "$tmp/sub/labs/"
+make --no-print-directory run LAB=map SUBMISSION="$tmp/sub" EMU=1 STAGE=1 N=1000 SEED=5 > "$tmp/run.log" 2>&1
+grep -qF "reproduce: make test LAB=map STAGE=1 SEED=5 EMU=1 SUBMISSION='$tmp/sub'" "$tmp/run.log" ||
+    fail "make run SUBMISSION=: the reproduce line does not name the submission"
 
-[ $status = 0 ] && echo "inputs-test: no name, reason or SUBMISSIONS fooled the grader; make test reads N, BLOCK and SEED as make run does"
+[ $status = 0 ] && echo "inputs-test: no name, reason or SUBMISSIONS fooled the grader; make test reads N, BLOCK and SEED as make run does; make run's reproduce lines name the submission"
 exit $status
