@@ -100,7 +100,7 @@ static void radix_setup(struct problem *p)
         a->values_out = problem_add_output(p, "values_out", U32, n, 0, 0)->dev;
         a->values_tmp = problem_add_scratch(p, "values_tmp", U32, n)->dev;
     }
-    /* a count a digit and tile: stage 2 has 16 digits, stage 3 256, and no
+    /* a count a digit and tile: stage 2 has 16 digits, 3a and 3b 256, and no
      * tile is smaller than 32 threads of ITEMS keys */
     size_t tiles = n / (32 * ITEMS) + 1, counts = 256 * tiles > n ? 256 * tiles : n;
     a->flags = problem_add_scratch(p, "flags", U32, counts)->dev;
