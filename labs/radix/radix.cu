@@ -47,7 +47,7 @@ __device__ unsigned sortable(unsigned bits, enum elem type)
 }
 
 /* The bits of the type's largest key (its sortable form is all ones): stages
- * 3 to 5 fill a tile's places past n with it, so that they sort last. */
+ * 3a to 5 fill a tile's places past n with it, so that they sort last. */
 __host__ __device__ unsigned largest_key(enum elem type)
 {
     return type == U32 ? 0xffffffffu : 0x7fffffffu;
@@ -198,12 +198,12 @@ static void radix_stage2(const struct args *a, int block)
 }
 
 
-/* ---- stage 3 ------------------------------------------------------------ */
+/* ---- stage 3a ----------------------------------------------------------- */
 
-/* Stage 3 sorts on 8-bit digits: 4 passes. Each warp has its own chunk of
- * the tile, 32 * ITEMS3 keys, read in rounds: in round k, lane l holds key
- * chunk + 32 * k + l, so the warps' chunks in order, and the rounds in
- * order inside each, are the input order. */
+/* Stages 3a and 3b sort on 8-bit digits: 4 passes. Each warp has its own
+ * chunk of the tile, 32 * ITEMS3 keys, read in rounds: in round k, lane l
+ * holds key chunk + 32 * k + l, so the warps' chunks in order, and the
+ * rounds in order inside each, are the input order. */
 enum { DIGITS3 = 256, DIGIT_BITS3 = 8 };
 
 /* The first key of this warp's chunk, in tile number `tile`. */
@@ -222,17 +222,17 @@ __device__ unsigned chunk_keys(size_t chunk, size_t n)
 __device__ void count_warp_digits(const unsigned *keys, unsigned (&key)[ITEMS3], unsigned *row,
                                   size_t chunk, size_t n, int shift, enum elem type)
 {
-    /* TODO stage 3 ----------------------------------------------------------
+    /* TODO stage 3a ---------------------------------------------------------
      * Goal: read this warp's chunk (from key `chunk`) into key[] (round k in
      *       key[k]) and count its keys of each digit (digit_of(key, type,
      *       shift, DIGITS3)) into row[0..255], the warp's own row of
      *       counters.
      * Keep: a place past n reads largest_key(type) and is counted like a
      *       key: its digit is 255 in every pass, and as the last in input
-     *       order it sorts to the end of the tile, where nothing is written
-     *       out. So no later step asks "is this key below n?". The lanes
-     *       clear the row first, and no lane counts before every lane has
-     *       cleared (__syncwarp).
+     *       order it ranks after every key of the tile. So counting and
+     *       ranking never ask "is this key below n?"; only writing does.
+     *       The lanes clear the row first, and no lane counts before every
+     *       lane has cleared (__syncwarp).
      * Hint: issue all ITEMS3 loads before the first atomicAdd, so that
      *       they are in flight together. Only the 32 lanes of one warp ever
      *       share a counter, so they seldom wait for each other.
@@ -241,10 +241,10 @@ __device__ void count_warp_digits(const unsigned *keys, unsigned (&key)[ITEMS3],
 }
 
 __global__ void __launch_bounds__(MAX_THREADS3)
-    radix_stage3_count_kernel(const unsigned *__restrict__ keys, unsigned *__restrict__ counts,
-                              size_t n, int shift, enum elem type)
+    radix_stage3a_count_kernel(const unsigned *__restrict__ keys, unsigned *__restrict__ counts,
+                               size_t n, int shift, enum elem type)
 {
-    /* TODO stage 3 ----------------------------------------------------------
+    /* TODO stage 3a ---------------------------------------------------------
      * Goal: as stage 2's count, for 256 digits: counts[d * gridDim.x +
      *       blockIdx.x] = the tile's keys of digit d.
      * Keep: each warp counts its chunk (warp_chunk(blockIdx.x)) into its
@@ -261,7 +261,7 @@ __global__ void __launch_bounds__(MAX_THREADS3)
  * counts. */
 __device__ void tile_places(unsigned *warp_rows, unsigned *first)
 {
-    /* TODO stage 3 ----------------------------------------------------------
+    /* TODO stage 3a ---------------------------------------------------------
      * Goal: in the tile sorted by digit (digit 0's keys, then digit 1's,
      *       ..., each digit's keys in input order), warp w's first key of
      *       digit d sits at P(w, d) = the tile's keys of all digits below d,
@@ -307,54 +307,32 @@ __device__ __forceinline__ unsigned digit_peers(unsigned d)
     return peers;
 }
 
-/* Called by every thread once tile_places has turned the warps' rows into
- * places; key[] and chunk are count_warp_digits'. */
-__device__ void sort_tile(const unsigned (&key)[ITEMS3], unsigned *row, unsigned *sorted,
-                          const unsigned *values_from, size_t chunk, size_t n, int shift,
-                          enum elem type)
+/* Called by every lane of the warp, for one round's key, once tile_places
+ * has turned the warps' rows into places (row is this warp's). Returns the
+ * key's place in the tile sorted by digit; the next call's keys come after
+ * this call's. */
+__device__ unsigned rank_key(unsigned d, unsigned *row)
 {
-    /* TODO stage 3 ----------------------------------------------------------
-     * Goal: put every key of the warp's chunk at its place in the tile
-     *       sorted by digit. Round by round, each key finds the lanes of its
-     *       warp with the same digit (its peers: digit_peers(d)), and one of
-     *       them, the leader, takes the group's places: first =
-     *       atomicAdd(&row[d], number of peers). A key's place is first
-     *       plus its peers in lower lanes; it goes to sorted[place]. Then,
-     *       when values_from is not NULL, each key's value (values_from[i],
-     *       i its index) goes to sorted[tile + its place], tile being
-     *       blockDim.x * ITEMS3.
+    unsigned place = 0; /* among the tile's keys sorted by digit */
+    /* TODO stage 3a ---------------------------------------------------------
+     * Goal: find the lanes of the warp with the same digit d (its peers:
+     *       digit_peers(d)); one of them, the leader, takes the group's
+     *       places: first = atomicAdd(&row[d], number of peers). The key's
+     *       place is first plus its peers in lower lanes.
      * Keep: the leader's first reaches its peers by __shfl_sync, which
      *       waits for the leader's atomicAdd to return, so the next round's
-     *       leader adds after it. Remember each key's place (place[k]), and
-     *       load the values after the rounds, all ITEMS3 before the first
-     *       is stored, so that they are in flight together; places past n
-     *       take any value.
+     *       leader adds after it. Every lane of the warp calls, padding too:
+     *       the ballots ask all 32.
      * Hint: the leader: the highest peer, 31 - __clz(peers). The lanes
      *       below yours are (1u << lane) - 1.
      */
     /* END TODO */
+    return place;
 }
 
-/* Called by every thread once the tile is sorted and to_out is set. */
-__device__ void write_runs(struct pass s, const unsigned *sorted, const unsigned *to_out,
-                           unsigned count, int shift, enum elem type)
-{
-    /* TODO stage 3 ----------------------------------------------------------
-     * Goal: the key at place j of the sorted tile goes to
-     *       s.keys_to[to_out[d] + j], d its digit (and its value, at
-     *       sorted[tile + j], to s.values_to[the same place] when
-     *       s.values_from is not NULL). Thread t writes j = t,
-     *       t + blockDim.x, ...: neighbours in a warp write neighbouring
-     *       words, except where the digit changes.
-     * Keep: a tile past n holds count keys, not tile.
-     * Hint: ITEMS3 rounds of blockDim.x places.
-     */
-    /* END TODO */
-}
-
-/* Stages 3 to 5 keep in shared memory each warp's row of counters, the
- * digits' first places and where they go, and the sorted tile (keys, then
- * values). */
+/* Stages 3a to 5 keep in shared memory each warp's row of counters, the
+ * digits' first places and where they go, and (not 3a) the sorted tile
+ * (keys, then values). */
 struct tile_memory {
     unsigned *warp_rows, *first, *to_out, *sorted;
 };
@@ -376,10 +354,108 @@ static size_t tile_memory_bytes(const struct args *a, unsigned threads)
 }
 
 __global__ void __launch_bounds__(MAX_THREADS3)
-    radix_stage3_scatter_kernel(struct pass s, const unsigned *__restrict__ starts, size_t n,
-                                int shift, enum elem type)
+    radix_stage3a_scatter_kernel(struct pass s, const unsigned *__restrict__ starts, size_t n,
+                                 int shift, enum elem type)
 {
-    /* TODO stage 3 ----------------------------------------------------------
+    /* TODO stage 3a ---------------------------------------------------------
+     * Goal: move each key (and value) of the tile to its place in keys_to:
+     *       the digit's start for this tile (starts[d * gridDim.x +
+     *       blockIdx.x]), plus the key's rank among the tile's keys of
+     *       digit d. count_warp_digits and tile_places turn the warps'
+     *       counts into places in the tile as if it were sorted; so set
+     *       to_out[d] = the digit's start less first[d], and then, round
+     *       by round, a key goes to to_out[d] + rank_key(d, its row),
+     *       straight from its register.
+     * Keep: a barrier between steps where a thread reads what another
+     *       wrote. Every lane ranks its key, padding too; only the keys
+     *       below n are written.
+     * Hint: carve_tile_memory(memory) names the parts of shared memory
+     *       (this stage has no sorted tile). Key k of lane l is key chunk +
+     *       32 * k + l; chunk_keys tells how many of the chunk are keys.
+     */
+    /* END TODO */
+}
+
+/* 4 passes of 8 bits: count each tile's digits, scan the table, then place
+ * each tile's keys with `scatter`, given `smem` bytes of shared memory. */
+static void radix_8_bit_passes(const struct args *a, int block,
+                               void (*scatter)(struct pass, const unsigned *, size_t, int,
+                                               enum elem),
+                               size_t smem)
+{
+    if (a->n == 0)
+        return;
+    unsigned threads = (unsigned)stage3_threads(block), warps = threads / 32;
+    unsigned tiles = (unsigned)ceil_div(a->n, (size_t)threads * ITEMS3);
+    size_t count_smem = warps * DIGITS3 * sizeof(unsigned);
+    allow_smem(radix_stage3a_count_kernel, count_smem);
+    allow_smem(scatter, smem);
+    for (int pass = 0; pass < 4; pass++) {
+        struct pass s = pass_buffers(a, pass, 4);
+        radix_stage3a_count_kernel<<<tiles, threads, count_smem>>>(s.keys_from, a->flags, a->n,
+                                                                   8 * pass, a->type);
+        exclusive_scan(a->flags, a->positions, (size_t)DIGITS3 * tiles);
+        scatter<<<tiles, threads, smem>>>(s, a->positions, a->n, 8 * pass, a->type);
+    }
+}
+
+/* Each key written from its register to its place: no tile in shared
+ * memory, only the counters. */
+static void radix_stage3a(const struct args *a, int block)
+{
+    unsigned warps = (unsigned)stage3_threads(block) / 32;
+    radix_8_bit_passes(a, block, radix_stage3a_scatter_kernel,
+                       (warps + 2) * DIGITS3 * sizeof(unsigned));
+}
+
+/* ---- stage 3b ----------------------------------------------------------- */
+
+/* Stage 3b counts as 3a does, then sorts each tile by the digit in shared
+ * memory and writes it out in runs, a digit's keys side by side. */
+
+/* Called by every thread once tile_places has turned the warps' rows into
+ * places; key[] and chunk are count_warp_digits'. */
+__device__ void sort_tile(const unsigned (&key)[ITEMS3], unsigned *row, unsigned *sorted,
+                          const unsigned *values_from, size_t chunk, size_t n, int shift,
+                          enum elem type)
+{
+    /* TODO stage 3b ---------------------------------------------------------
+     * Goal: put every key of the warp's chunk at its place in the tile
+     *       sorted by digit: round by round, rank_key gives the place, and
+     *       the key goes to sorted[place]. Then, when values_from is not
+     *       NULL, each key's value (values_from[i], i its index) goes to
+     *       sorted[tile + its place], tile being blockDim.x * ITEMS3.
+     * Keep: remember each key's place (place[k]), and load the values after
+     *       the rounds, all ITEMS3 before the first is stored, so that they
+     *       are in flight together; places past n take any value.
+     * Hint: load the values as count_warp_digits loads the keys: value k
+     *       of lane l is chunk + 32 * k + l, if below chunk_keys(chunk, n).
+     */
+    /* END TODO */
+}
+
+/* Called by every thread once the tile is sorted and to_out is set. */
+__device__ void write_runs(struct pass s, const unsigned *sorted, const unsigned *to_out,
+                           unsigned count, int shift, enum elem type)
+{
+    /* TODO stage 3b ---------------------------------------------------------
+     * Goal: the key at place j of the sorted tile goes to
+     *       s.keys_to[to_out[d] + j], d its digit (and its value, at
+     *       sorted[tile + j], to s.values_to[the same place] when
+     *       s.values_from is not NULL). Thread t writes j = t,
+     *       t + blockDim.x, ...: neighbours in a warp write neighbouring
+     *       words, except where the digit changes.
+     * Keep: a tile past n holds count keys, not tile.
+     * Hint: ITEMS3 rounds of blockDim.x places.
+     */
+    /* END TODO */
+}
+
+__global__ void __launch_bounds__(MAX_THREADS3)
+    radix_stage3b_scatter_kernel(struct pass s, const unsigned *__restrict__ starts, size_t n,
+                                 int shift, enum elem type)
+{
+    /* TODO stage 3b ---------------------------------------------------------
      * Goal: sort the tile by the digit in shared memory, then write it out
      *       in order: count_warp_digits, tile_places, to_out[d] = the
      *       digit's start in keys_to (starts[d * gridDim.x + blockIdx.x])
@@ -392,25 +468,11 @@ __global__ void __launch_bounds__(MAX_THREADS3)
     /* END TODO */
 }
 
-/* 4 passes of 8 bits: count each tile's digits, scan the table, sort each
- * tile by the digit in shared memory and write its runs out. */
-static void radix_stage3(const struct args *a, int block)
+/* The tile sorted in shared memory, then written out in runs. */
+static void radix_stage3b(const struct args *a, int block)
 {
-    if (a->n == 0)
-        return;
-    unsigned threads = (unsigned)stage3_threads(block), warps = threads / 32;
-    unsigned tiles = (unsigned)ceil_div(a->n, (size_t)threads * ITEMS3);
-    size_t count_smem = warps * DIGITS3 * sizeof(unsigned), smem = tile_memory_bytes(a, threads);
-    allow_smem(radix_stage3_count_kernel, count_smem);
-    allow_smem(radix_stage3_scatter_kernel, smem);
-    for (int pass = 0; pass < 4; pass++) {
-        struct pass s = pass_buffers(a, pass, 4);
-        radix_stage3_count_kernel<<<tiles, threads, count_smem>>>(s.keys_from, a->flags, a->n,
-                                                                  8 * pass, a->type);
-        exclusive_scan(a->flags, a->positions, (size_t)DIGITS3 * tiles);
-        radix_stage3_scatter_kernel<<<tiles, threads, smem>>>(s, a->positions, a->n, 8 * pass,
-                                                              a->type);
-    }
+    radix_8_bit_passes(a, block, radix_stage3b_scatter_kernel,
+                       tile_memory_bytes(a, (unsigned)stage3_threads(block)));
 }
 
 /* ---- stage 4 ------------------------------------------------------------ */
@@ -470,9 +532,9 @@ __global__ void __launch_bounds__(MAX_THREADS3, 2)
                              unsigned long long *status, size_t n, int shift)
 {
     /* TODO stage 4 ----------------------------------------------------------
-     * Goal: one pass, stage 3's scatter without the count kernel before it.
+     * Goal: one pass, stage 3b's scatter without the count kernel before it.
      *       Thread 0 takes the tile's number from atomicAdd(&status[0],
-     *       1ULL); count_warp_digits and tile_places as in stage 3; then
+     *       1ULL); count_warp_digits and tile_places as in stage 3a; then
      *       publish each digit's count of the tile (the next digit's first
      *       place less this one's; the last digit's: the tile's keys less
      *       its first place) in words[tile * DIGITS3 + d], words being
@@ -482,7 +544,7 @@ __global__ void __launch_bounds__(MAX_THREADS3, 2)
      *       d in the tiles before - first[d]; then write_runs.
      * Keep: the tile's number from the counter, not blockIdx.x, as in
      *       scan-large-arrays: a tile waits only for tiles that started
-     *       before it. Volatile stores of the words. Barriers as in stage 3.
+     *       before it. Volatile stores of the words. Barriers as in stage 3b.
      * Hint: sorting between publishing and looking back gives the tiles
      *       before time to publish their PREFIX, so the walk back is short.
      */
@@ -557,7 +619,8 @@ static void radix_stage5(const struct args *a, int block)
 const struct stage radix_stages[] = {
     {"1", "a bit a pass: flag, library scan, split", radix_stage1},
     {"2", "4 bits a pass: tile counts, scan, scatter", radix_stage2},
-    {"3", "8 bits a pass: local sort, ballot ranks", radix_stage3},
+    {"3a", "8 bits a pass: ballot ranks", radix_stage3a},
+    {"3b", "sorted in shared memory, written in runs", radix_stage3b},
     {"4", "one count, a pass a kernel: look-back", radix_stage4},
     {"5", "keys that fit one tile: one block", radix_stage5},
     {NULL, NULL, NULL},

@@ -19,7 +19,8 @@ struct args {
     /* scratch: */
     unsigned *keys_tmp;        /* n: the other side of the passes' ping-pong */
     unsigned *values_tmp;      /* n, or NULL when !pairs */
-    unsigned *flags;           /* stage 1: a flag a key; stages 2 and 3: a count a digit and tile */
+    unsigned *flags;           /* stage 1: a flag a key; stages 2 to 3b: a count a digit and
+                                  tile */
     unsigned *positions;       /* the scan of flags */
     unsigned *bins;            /* stage 4: 4 x 256 counts, a digit's keys in each pass; then
                                   4 x 256 starts, their scans */
@@ -36,11 +37,11 @@ static inline int tile_threads(int block)
     return block < 32 ? 32 : block > 1024 ? 1024 : block / 32 * 32;
 }
 
-/* Stage 3 gives each thread ITEMS3 keys, in blocks of at most MAX_THREADS3
- * threads: it sorts a tile in shared memory, and 1024 threads' tile of
- * pairs (1024 * 24 * 8 bytes = 192 KiB, 225 KiB with its counts) would
- * fill an H100 SM alone, where 512 threads were already slower than 256
- * (handouts/08-radix.md). */
+/* Stages 3a to 5 give each thread ITEMS3 keys, in blocks of at most
+ * MAX_THREADS3 threads: from 3b on they sort a tile in shared memory, and
+ * 1024 threads' tile of pairs (1024 * 24 * 8 bytes = 192 KiB, 225 KiB with
+ * its counts) would fill an H100 SM alone, where 512 threads were already
+ * slower than 256 (handouts/08-radix.md). */
 enum { ITEMS3 = 24, MAX_THREADS3 = 512 };
 static inline int stage3_threads(int block)
 {

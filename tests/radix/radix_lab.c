@@ -100,7 +100,7 @@ static void radix_setup(struct problem *p)
         a->values_out = problem_add_output(p, "values_out", U32, n, 0, 0)->dev;
         a->values_tmp = problem_add_scratch(p, "values_tmp", U32, n)->dev;
     }
-    /* a count a digit and tile: stage 2 has 16 digits, stage 3 256, and no
+    /* a count a digit and tile: stage 2 has 16 digits, 3a and 3b 256, and no
      * tile is smaller than 32 threads of ITEMS keys */
     size_t tiles = n / (32 * ITEMS) + 1, counts = 256 * tiles > n ? 256 * tiles : n;
     a->flags = problem_add_scratch(p, "flags", U32, counts)->dev;
@@ -149,8 +149,8 @@ static void radix_reference(struct problem *p)
 }
 
 /* The threads a block of each stage runs for BLOCK: stage 1 BLOCK as
- * given, stage 2 whole warps, stages 3 to 5 whole warps up to MAX_THREADS3; and
- * the keys each thread takes. */
+ * given, stage 2 whole warps, stages 3a to 5 whole warps up to
+ * MAX_THREADS3; and the keys each thread takes. */
 static int as_given(int block) { return block; }
 struct facts {
     const char *id;
@@ -158,9 +158,10 @@ struct facts {
     unsigned keys;
 };
 static const struct facts radix_facts[] = {
-    {"1", as_given, 1},          {"2", tile_threads, ITEMS},     {"3", stage3_threads, ITEMS3},
-    {"4", stage3_threads, ITEMS3}, {"5", stage3_threads, ITEMS3}, {"lib", stage3_threads, ITEMS3},
-    {NULL, NULL, 0},
+    {"1", as_given, 1},             {"2", tile_threads, ITEMS},
+    {"3a", stage3_threads, ITEMS3}, {"3b", stage3_threads, ITEMS3},
+    {"4", stage3_threads, ITEMS3},  {"5", stage3_threads, ITEMS3},
+    {"lib", stage3_threads, ITEMS3}, {NULL, NULL, 0},
 };
 
 static int radix_threads(const struct stage *s, int block) { return facts(s)->threads(block); }
@@ -344,8 +345,12 @@ static const struct technique radix_techniques[] = {
     {"1", "a bit a pass: flag, library scan, split", {{0}}},
     {"2", "4-bit digits: 8 passes over the keys",
      {{bytes_stored_per_output, AT_MOST, 9, "more than 8 passes over the keys"}}},
-    {"3", "8-bit digits: 4 passes over the keys",
+    {"3a", "8-bit digits: 4 passes over the keys",
      {{bytes_stored_per_output, AT_MOST, 5, "more than 4 passes over the keys"}}},
+    {"3b", "8-bit digits, each tile sorted in shared memory and written out in runs",
+     {{store_sectors_per_request, AT_MOST, 12, "keys written from registers, not as runs of "
+                                               "the sorted tile"},
+      {bytes_stored_per_output, AT_MOST, 5, "more than 4 passes over the keys"}}},
     {"4", "one count of every pass's digits, and a tile's places by look-back",
      {{traffic, AT_MOST, 7, "the keys are read twice a pass: not one count for all four"},
       {flag_stores_per_block, AT_LEAST, 384, "a tile publishes only its prefixes: not its "
