@@ -225,6 +225,17 @@ static long long tile_with(const struct problem *p, long long d)
     return -1;
 }
 
+/* The kept values of the last tile alone. */
+static long long last_tile_kept(const struct problem *p)
+{
+    const void *in = problem_buffer(p, "in")->host;
+    size_t tile = tile_size(p->block);
+    long long k = 0;
+    for (size_t i = p->n > 0 ? (p->n - 1) / tile * tile : 0; i < p->n; i++)
+        k += kept(p, in, i);
+    return k;
+}
+
 /* How many places past n the stage's last tile or warp chunk covers: what
  * its loads read as 0. */
 static size_t places_past_n(const struct problem *p, const struct stage *s)
@@ -248,6 +259,14 @@ static const char *count_hint(const struct problem *p, const struct stage *s,
                  "past n were counted as kept (read as 0, they pass the test: 0 is even). A "
                  "value past n is never kept",
                  d, facts(s)->reach == CHUNKS ? "warp chunk" : "tile");
+        return hint;
+    }
+    if (facts(s)->offsets && d < 0 && p->n > tile_size(p->block) &&
+        (long long)m->got == last_tile_kept(p)) {
+        snprintf(hint, sizeof hint,
+                 "the count is the last tile's kept values alone (%.0f): the tiles before it "
+                 "were never added: check %s",
+                 m->got, facts(s)->offsets);
         return hint;
     }
     if (facts(s)->offsets && (t = tile_with(p, d < 0 ? -d : d)) >= 0) {
