@@ -56,7 +56,7 @@ struct trait {
     const char *missing; /* said when it fails, in the handout's words:
                             "no shared-memory atomics" */
 };
-enum { MAX_TRAITS = 4 };
+enum { MAX_TRAITS = 5 };
 struct technique {
     const char *id;      /* the stage's */
     const char *idea;    /* what the stage teaches, as its handout says it:

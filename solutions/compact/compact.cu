@@ -212,10 +212,10 @@ static void compact_stage2(const struct args *a, int block)
 
 /* ---- stage 3 ------------------------------------------------------------ */
 
-/* Stages 3 and 4 give each warp a chunk of 32 * ITEMS consecutive values.
- * Stage 3 reads it in rounds of 32: in round k, lane L has value
- * chunk + 32 * k + L, so every round's loads are coalesced. (Stage 4 reads
- * four neighbours a lane, with load_quads.) */
+/* Stages 3, 4a and 4b give each warp a chunk of 32 * ITEMS consecutive
+ * values. Stages 3 and 4a read it in rounds of 32: in round k, lane L has
+ * value chunk + 32 * k + L, so every round's loads are coalesced. (Stage 4b
+ * reads four neighbours a lane, with load_quads.) */
 
 template <typename T>
 __global__ void compact_stage3_kernel(const T *__restrict__ in, T *__restrict__ out,
@@ -279,7 +279,7 @@ static void compact_stage3(const struct args *a, int block)
     launch(a, block, stage3<int>, stage3<float>);
 }
 
-/* ---- stage 4 ------------------------------------------------------------ */
+/* ---- stage 4a ----------------------------------------------------------- */
 
 /* Called by the 32 lanes of a tile's warp 0 with the tile's total: publishes
  * it, adds up the totals of the tiles before this one, looking back 32
@@ -319,6 +319,94 @@ __device__ unsigned look_back(unsigned long long *status, unsigned tile, unsigne
     return before;
 }
 
+template <typename T>
+__global__ void compact_stage4a_kernel(const T *__restrict__ in, T *__restrict__ out,
+                                       unsigned *count, size_t n, float threshold,
+                                       unsigned long long *status, unsigned tiles)
+{
+    /* STUDENT stage 4a ------------------------------------------------------
+     * Goal: one pass, in order. Thread 0 takes the block's tile number from
+     *       atomicAdd(&status[0], 1ULL) and shares it. Warp w reads its chunk
+     *       (tile * blockDim.x * ITEMS + w * 32 * ITEMS) in rounds of 32, as
+     *       stage 3 does, ballots each round, and puts its kept count in
+     *       shared memory. Then each warp scans the warps' counts
+     *       (warp_scan_inclusive): where its values start in the tile, and
+     *       the tile's total. Warp 0 gets the tile's start in out from
+     *       look_back(status, tile, total) and shares it; the last tile
+     *       writes *count. Each lane writes its kept values to out itself.
+     * Keep: the tile number from the counter, not blockIdx.x (blocks need
+     *       not start in order, and a tile must never wait for one that has
+     *       not started). A value past n is not kept. All 32 lanes of warp 0
+     *       call look_back. A barrier wherever a thread reads what another
+     *       wrote to shared memory.
+     * Hint: within its chunk, a warp ranks its values exactly as stage 3
+     *       did; only where the chunk starts in out has changed.
+     */
+    __shared__ unsigned tile;
+    __shared__ unsigned tile_start;
+    __shared__ unsigned warp_counts[32];
+    unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = blockDim.x / 32;
+    if (threadIdx.x == 0)
+        tile = (unsigned)atomicAdd(&status[0], 1ULL);
+    __syncthreads();
+    size_t chunk = ((size_t)tile * blockDim.x + (size_t)warp * 32) * ITEMS;
+    T x[ITEMS];
+    unsigned masks[ITEMS], warp_kept = 0;
+#pragma unroll
+    for (int k = 0; k < ITEMS; k++) {
+        size_t i = chunk + 32 * k + lane;
+        x[k] = i < n ? in[i] : T(0);
+        masks[k] = __ballot_sync(FULL_WARP, i < n && kept(x[k], threshold));
+        warp_kept += __popc(masks[k]);
+    }
+    if (lane == 0)
+        warp_counts[warp] = warp_kept;
+    __syncthreads();
+    unsigned mine = lane < warps ? warp_counts[lane] : 0;
+    unsigned inclusive = warp_scan_inclusive(mine);
+    unsigned total = __shfl_sync(FULL_WARP, inclusive, 31);
+    if (warp == 0) {
+        unsigned start = look_back(status, tile, total);
+        if (lane == 0) {
+            tile_start = start;
+            if (tile == tiles - 1)
+                *count = start + total;
+        }
+    }
+    __syncthreads();
+    unsigned at = tile_start + __shfl_sync(FULL_WARP, inclusive - mine, warp);
+    unsigned below = (1u << lane) - 1;
+#pragma unroll
+    for (int k = 0; k < ITEMS; k++) {
+        if (masks[k] >> lane & 1)
+            out[at + __popc(masks[k] & below)] = x[k];
+        at += __popc(masks[k]);
+    }
+    /* END STUDENT */
+}
+
+/* status[0] counts the tiles handed out; the tiles' words start NOT_READY. */
+static void reset_status(const struct args *a, unsigned tiles)
+{
+    CUDA_CHECK(cudaMemsetAsync(a->status, 0, (1 + (size_t)tiles) * sizeof *a->status));
+}
+
+template <typename T> static void stage4a(const struct args *a, int block)
+{
+    unsigned threads = (unsigned)tile_threads(block);
+    unsigned tiles = (unsigned)ceil_div(a->n, tile_size(block));
+    reset_status(a, tiles);
+    compact_stage4a_kernel<T><<<tiles, threads>>>((const T *)a->in, (T *)a->out, a->count, a->n,
+                                                  a->threshold, a->status, tiles);
+}
+
+static void compact_stage4a(const struct args *a, int block)
+{
+    launch(a, block, stage4a<int>, stage4a<float>);
+}
+
+/* ---- stage 4b ----------------------------------------------------------- */
+
 /* A warp's chunk of 32 * ITEMS values from `chunk`, read 16 bytes a lane:
  * in round k (ITEMS / 4 rounds of 128 values), lane L gets the four values
  * chunk + 128 * k + 4 * L + 0..3, in x[4 * k + 0..3]. Values past n read
@@ -348,29 +436,20 @@ template <typename T> __device__ T *staging()
 }
 
 template <typename T>
-__global__ void compact_stage4_kernel(const T *__restrict__ in, T *__restrict__ out,
-                                      unsigned *count, size_t n, float threshold,
-                                      unsigned long long *status, unsigned tiles)
+__global__ void compact_stage4b_kernel(const T *__restrict__ in, T *__restrict__ out,
+                                       unsigned *count, size_t n, float threshold,
+                                       unsigned long long *status, unsigned tiles)
 {
-    /* STUDENT stage 4 -------------------------------------------------------
-     * Goal: one pass, in order. Thread 0 takes the block's tile number from
-     *       atomicAdd(&status[0], 1ULL) and shares it. Warp w loads its chunk
-     *       (tile * blockDim.x * ITEMS + w * 32 * ITEMS) with load_quads,
-     *       ballots each of the 4 values of each round, and puts its kept
-     *       count in shared memory. Then each warp scans the warps' counts
-     *       (warp_scan_inclusive): where its values start in the tile, and
-     *       the tile's total. Warp 0 gets the tile's start in out from
-     *       look_back(status, tile, total); the last tile writes *count.
-     *       Each warp puts its kept values in staging<T>() at their places
-     *       in the tile; the block then copies the tile's total values to
-     *       out from the tile's start, consecutive threads, consecutive
-     *       values.
-     * Keep: the tile number from the counter, not blockIdx.x (blocks need
-     *       not start in order, and a tile must never wait for one that has
-     *       not started). A value past n is not kept (load_quads reads it
-     *       as 0, which is even). All 32 lanes of warp 0 call look_back. A
-     *       barrier wherever a thread reads what another wrote to shared
-     *       memory.
+    /* STUDENT stage 4b ------------------------------------------------------
+     * Goal: stage 4a's pass, with two changes. Warp w loads its chunk with
+     *       load_quads (16 bytes a lane: ITEMS / 4 rounds of 4 neighbours)
+     *       and ballots each of the 4 values of each round. And no lane
+     *       writes to out: each warp puts its kept values in staging<T>() at
+     *       their places in the tile; the block then copies the tile's total
+     *       values to out from the tile's start, consecutive threads,
+     *       consecutive values.
+     * Keep: all that stage 4a keeps. A value past n is not kept (load_quads
+     *       reads it as 0, which is even).
      * Hint: value j of lane L in a round comes after the kept values of the
      *       lanes below L in all 4 ballots of the round, and after L's own
      *       kept values before j.
@@ -425,21 +504,21 @@ __global__ void compact_stage4_kernel(const T *__restrict__ in, T *__restrict__ 
     /* END STUDENT */
 }
 
-/* status[0] counts the tiles handed out; the tiles' words start NOT_READY. */
-template <typename T> static void stage4(const struct args *a, int block)
+/* Stage 4a's launch, with a tile's worth of shared memory for the staging. */
+template <typename T> static void stage4b(const struct args *a, int block)
 {
     unsigned threads = (unsigned)tile_threads(block);
     unsigned tiles = (unsigned)ceil_div(a->n, tile_size(block));
     size_t smem = tile_size(block) * sizeof(T);
-    allow_smem(compact_stage4_kernel<T>, smem);
-    CUDA_CHECK(cudaMemsetAsync(a->status, 0, (1 + (size_t)tiles) * sizeof *a->status));
-    compact_stage4_kernel<T><<<tiles, threads, smem>>>((const T *)a->in, (T *)a->out, a->count,
-                                                       a->n, a->threshold, a->status, tiles);
+    allow_smem(compact_stage4b_kernel<T>, smem);
+    reset_status(a, tiles);
+    compact_stage4b_kernel<T><<<tiles, threads, smem>>>((const T *)a->in, (T *)a->out, a->count,
+                                                        a->n, a->threshold, a->status, tiles);
 }
 
-static void compact_stage4(const struct args *a, int block)
+static void compact_stage4b(const struct args *a, int block)
 {
-    launch(a, block, stage4<int>, stage4<float>);
+    launch(a, block, stage4b<int>, stage4b<float>);
 }
 
 /* ---- the stage table: the tests, the driver and the run table read it --- */
@@ -448,6 +527,7 @@ const struct stage compact_stages[] = {
     {"1", "flag, library scan, scatter (3 kernels)", compact_stage1},
     {"2", "per tile: count, scan the counts, scatter", compact_stage2},
     {"3", "ballots, one atomic a chunk (unordered)", compact_stage3},
-    {"4", "ordered single pass: look-back, staging", compact_stage4},
+    {"4a", "ordered single pass: ticket, look-back", compact_stage4a},
+    {"4b", "16-byte loads, staged writes", compact_stage4b},
     {NULL, NULL, NULL},
 };

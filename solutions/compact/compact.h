@@ -17,10 +17,10 @@ struct args {
     /* scratch, n values each: */
     unsigned *flags;    /* stage 1: a flag per value; stage 2: a count per tile */
     unsigned *positions; /* stage 1: where each value goes; stage 2: each tile's offset */
-    unsigned long long *status; /* stage 4: a tile counter, then a word per tile */
+    unsigned long long *status; /* stages 4a, 4b: a tile counter, then a word per tile */
 };
 
-/* Stages 2, 3 and 4 give each thread ITEMS values. A tile is the values of
+/* Stages 2 to 4b give each thread ITEMS values. A tile is the values of
  * one block: tile_threads(BLOCK) threads, BLOCK rounded to whole warps
  * between 32 and 1024, times ITEMS. */
 enum { ITEMS = 16 };

@@ -42,10 +42,13 @@ static const struct facts compact_facts[] = {
     {"2", .whole_warps = true, .reach = TILES, .lane_values = 1,
      .offsets = "the scan of the tile counts and the last tile's count", .ordered_by = ANY_ORDER},
     {"3", .whole_warps = true, .reach = CHUNKS, .unordered = true, .lane_values = 1},
-    {"4", .whole_warps = true, .reach = TILES, .lane_values = 4,
-     .offsets = "the look-back and the last tile's count",
-     .ordered_by = "each warp's values start after the warps before it in the tile (the scan "
-                   "of the warp counts) and the tiles before it (the look-back)"},
+#define LOOKED_BACK                                                                           \
+    .offsets = "the look-back and the last tile's count",                                     \
+    .ordered_by = "each warp's values start after the warps before it in the tile (the scan " \
+                  "of the warp counts) and the tiles before it (the look-back)"
+    {"4a", .whole_warps = true, .reach = TILES, .lane_values = 1, LOOKED_BACK},
+    {"4b", .whole_warps = true, .reach = TILES, .lane_values = 4, LOOKED_BACK},
+#undef LOOKED_BACK
     {"lib", .whole_warps = true, .lane_values = 1, .ordered_by = ANY_ORDER},
     {NULL},
 };
@@ -222,6 +225,17 @@ static long long tile_with(const struct problem *p, long long d)
     return -1;
 }
 
+/* The kept values of the last tile alone. */
+static long long last_tile_kept(const struct problem *p)
+{
+    const void *in = problem_buffer(p, "in")->host;
+    size_t tile = tile_size(p->block);
+    long long k = 0;
+    for (size_t i = p->n > 0 ? (p->n - 1) / tile * tile : 0; i < p->n; i++)
+        k += kept(p, in, i);
+    return k;
+}
+
 /* How many places past n the stage's last tile or warp chunk covers: what
  * its loads read as 0. */
 static size_t places_past_n(const struct problem *p, const struct stage *s)
@@ -245,6 +259,14 @@ static const char *count_hint(const struct problem *p, const struct stage *s,
                  "past n were counted as kept (read as 0, they pass the test: 0 is even). A "
                  "value past n is never kept",
                  d, facts(s)->reach == CHUNKS ? "warp chunk" : "tile");
+        return hint;
+    }
+    if (facts(s)->offsets && d < 0 && p->n > tile_size(p->block) &&
+        (long long)m->got == last_tile_kept(p)) {
+        snprintf(hint, sizeof hint,
+                 "the count is the last tile's kept values alone (%.0f): the tiles before it "
+                 "were never added: check %s",
+                 m->got, facts(s)->offsets);
         return hint;
     }
     if (facts(s)->offsets && (t = tile_with(p, d < 0 ? -d : d)) >= 0) {
@@ -348,8 +370,8 @@ static const char *compact_hint(const struct problem *p, const struct stage *s,
 {
     if (compact_untouched(p, s, b, m))
         return "the count came out 0, where the launcher starts it: either no thread wrote it "
-               "(stages 1, 2 and 4: the last value's thread or the last tile's; stage 3: each "
-               "warp's atomicAdd), or what was written added up none of the kept values. Is "
+               "(stages 1, 2, 4a and 4b: the last value's thread or the last tile's; stage 3: "
+               "each warp's atomicAdd), or what was written added up none of the kept values. Is "
                "the stage still a TODO?";
     if (strcmp(b->name, "count") == 0)
         return count_hint(p, s, m);
@@ -367,7 +389,7 @@ static int compact_threads(const struct stage *s, int block)
     return facts(s)->whole_warps ? tile_threads(block) : block;
 }
 
-/* Stages 2-4 give a thread ITEMS values (stage 3 a step of its grid-stride
+/* Stages 2-4b give a thread ITEMS values (stage 3 a step of its grid-stride
  * loop); stage 1 one. */
 static size_t compact_tile(const struct stage *s, int block)
 {
@@ -381,6 +403,15 @@ static double global_atomics_per_chunk(const struct problem *p, const struct acc
     return chunks ? c->global_atomics / (double)chunks : 0;
 }
 
+/* Active lanes a global store request: about 32 when stores copy a tile
+ * out of shared memory, the share kept of 32 when each lane stores its own
+ * kept value (the look-back's one-lane status words lower both a little). */
+static double lanes_per_store(const struct problem *p, const struct access_counts *c)
+{
+    (void)p;
+    return c->requests[GLOBAL_STORE] > 0 ? c->lanes[GLOBAL_STORE] / c->requests[GLOBAL_STORE] : 0;
+}
+
 /* What each stage's kernel must show besides right outputs (workbook.h,
  * struct technique), in the words of handouts/07-compact.md. */
 static const struct technique compact_techniques[] = {
@@ -392,7 +423,24 @@ static const struct technique compact_techniques[] = {
     {"3", "ballots, one atomic a chunk",
      {SINGLE_PASS,
       {global_atomics_per_chunk, AT_MOST, 1, "more than one global atomic a chunk"}}},
-    {"4", "an ordered single pass: look-back and staging", {SINGLE_PASS}},
+#define ONE_TICKET                                                                         \
+    {global_atomics_per_block, AT_MOST, 1,                                                 \
+     "more than one global atomic a block: a tile takes one ticket, and its place comes "  \
+     "from the look-back, not from atomics on the count"}
+#define PUBLISHED                                                                          \
+    {flag_stores_per_block, AT_LEAST, 1,                                                   \
+     "no status word published: the tiles after this one cannot look back past it"}
+    {"4a", "an ordered single pass: a ticket and look-back, values written from registers",
+     {SINGLE_PASS, ONE_TICKET, PUBLISHED}},
+    {"4b", "16-byte loads and staged writes",
+     {{lanes_per_store, AT_LEAST, 24,
+       "values written from registers, not staged: a store request writes only the lanes "
+       "that kept a value, where the copy out of shared memory writes 32 side by side"},
+      {load_bytes_per_lane, AT_LEAST, 12,
+       "4-byte loads: a lane reads one value a load, not four neighbours (load_quads)"},
+      SINGLE_PASS, ONE_TICKET, PUBLISHED}},
+#undef PUBLISHED
+#undef ONE_TICKET
 #undef SINGLE_PASS
     {NULL},
 };
@@ -403,7 +451,7 @@ const struct lab compact_lab = {
     .stages = compact_stages,
     .variants = compact_variants,
     .library = &compact_library,
-    .sweep_stage = "4",
+    .sweep_stage = "4b",
     .threads = compact_threads,
     .tile = compact_tile,
     .args_size = sizeof(struct args),
@@ -414,11 +462,11 @@ const struct lab compact_lab = {
     .facts = compact_facts,
     .facts_size = sizeof compact_facts[0],
     .untouched = compact_untouched,
-    .hang = "only stage 4 waits (for other tiles' status words); the other stages wait for "
-            "nothing, so there look for a loop that never ends. In stage 4, a wait that never "
-            "ends usually means: the tile number came from blockIdx.x instead of the atomic "
-            "counter; a tile never publishes its word (tile 0 must publish its PREFIX at "
-            "once); or not all 32 lanes of warp 0 call look_back.",
+    .hang = "only stages 4a and 4b wait (for other tiles' status words); the other stages "
+            "wait for nothing, so there look for a loop that never ends. In 4a and 4b, a wait "
+            "that never ends usually means: the tile number came from blockIdx.x instead of "
+            "the atomic counter; a tile never publishes its word (tile 0 must publish its "
+            "PREFIX at once); or not all 32 lanes of warp 0 call look_back.",
     .techniques = compact_techniques,
     .technique_case = {"131075", 256},
     .handout = "07-compact",
