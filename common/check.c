@@ -217,6 +217,7 @@ MEASURE(load_bytes_per_lane, ratio(c->bytes[GLOBAL_LOAD], c->lanes[GLOBAL_LOAD])
 MEASURE(store_bytes_per_lane, ratio(c->bytes[GLOBAL_STORE], c->lanes[GLOBAL_STORE]))
 MEASURE(load_sectors_per_request, ratio(c->units[GLOBAL_LOAD], c->requests[GLOBAL_LOAD]))
 MEASURE(store_sectors_per_request, ratio(c->units[GLOBAL_STORE], c->requests[GLOBAL_STORE]))
+MEASURE(lanes_per_store_request, ratio(c->lanes[GLOBAL_STORE], c->requests[GLOBAL_STORE]))
 MEASURE(shared_load_wavefronts_per_request, ratio(c->units[SHARED_LOAD], c->requests[SHARED_LOAD]))
 MEASURE(shared_wavefronts_per_request, ratio(c->units[SHARED_LOAD] + c->units[SHARED_STORE],
                                              c->requests[SHARED_LOAD] + c->requests[SHARED_STORE]))

@@ -371,8 +371,9 @@ extern const char *const technique_verdict_names[]; /* "shown", "missing", ... *
     X(shared_atomics) X(global_atomics_per_block) X(global_atomics_per_block_and_output)      \
     X(warp_shuffles) X(warp_votes) X(launches) X(barriers_per_block) X(elements_per_thread)   \
     X(load_bytes_per_lane) X(store_bytes_per_lane) X(load_sectors_per_request)              \
-    X(store_sectors_per_request) X(shared_load_wavefronts_per_request)                       \
-    X(shared_wavefronts_per_request) X(shared_stores_per_element) X(shared_lanes_share)      \
+    X(store_sectors_per_request) X(lanes_per_store_request)                                 \
+    X(shared_load_wavefronts_per_request) X(shared_wavefronts_per_request)                   \
+    X(shared_stores_per_element) X(shared_lanes_share)                                       \
     X(flag_stores_per_block) X(traffic) X(bytes_stored_per_output)
 #define DECLARE_MEASURE(name) measure name;
 WORKBOOK_MEASURES(DECLARE_MEASURE)

@@ -403,15 +403,6 @@ static double global_atomics_per_chunk(const struct problem *p, const struct acc
     return chunks ? c->global_atomics / (double)chunks : 0;
 }
 
-/* Active lanes a global store request: about 32 when stores copy a tile
- * out of shared memory, the share kept of 32 when each lane stores its own
- * kept value (the look-back's one-lane status words lower both a little). */
-static double lanes_per_store(const struct problem *p, const struct access_counts *c)
-{
-    (void)p;
-    return c->requests[GLOBAL_STORE] > 0 ? c->lanes[GLOBAL_STORE] / c->requests[GLOBAL_STORE] : 0;
-}
-
 /* What each stage's kernel must show besides right outputs (workbook.h,
  * struct technique), in the words of handouts/07-compact.md. */
 static const struct technique compact_techniques[] = {
@@ -433,7 +424,7 @@ static const struct technique compact_techniques[] = {
     {"4a", "an ordered single pass: a ticket and look-back, values written from registers",
      {SINGLE_PASS, ONE_TICKET, PUBLISHED}},
     {"4b", "16-byte loads and staged writes",
-     {{lanes_per_store, AT_LEAST, 24,
+     {{lanes_per_store_request, AT_LEAST, 24,
        "values written from registers, not staged: a store request writes only the lanes "
        "that kept a value, where the copy out of shared memory writes 32 side by side"},
       {load_bytes_per_lane, AT_LEAST, 12,
