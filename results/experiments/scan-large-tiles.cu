@@ -14,6 +14,11 @@
  *   Q  W with 128 threads a block (tiles of 3072, CUB's sm_90 shape)
  *   B  W with 512 threads a block
  *
+ * With the argument 2, a second set, each against A: the first look-back
+ * read delayed (by 600 or 1200 ns) with the tile crossing shared memory as
+ * in A (A6, A12) and with 512 threads (B6); and without the ticket, the tile
+ * taken from blockIdx.x as CUB takes it (AN, SN: A and S so changed).
+ *
  *   nvcc -O3 -arch=sm_90 -std=c++17 scan-large-tiles.cu -o scan-large-tiles
  */
 #include <cub/cub.cuh>
@@ -117,7 +122,7 @@ __device__ void store(T *out, size_t base, size_t n, const T (&y)[IT], T *s)
     }
 }
 
-template <typename T, int TH, int IT, int MINB, bool WARP, int SLEEP>
+template <typename T, int TH, int IT, int MINB, bool WARP, int SLEEP, bool TICKET = true>
 __global__ void __launch_bounds__(TH, MINB) scan4(const T *in, T *out, size_t n, u64 *status, bool inclusive)
 {
     extern __shared__ int4 words4[];
@@ -125,7 +130,7 @@ __global__ void __launch_bounds__(TH, MINB) scan4(const T *in, T *out, size_t n,
     __shared__ u64 my_tile;
     __shared__ T my_prefix;
     volatile u64 *words = status + 1;
-    if (threadIdx.x == 0) my_tile = atomicAdd(&status[0], 1ULL);
+    if (threadIdx.x == 0) my_tile = TICKET ? atomicAdd(&status[0], 1ULL) : blockIdx.x;
     __syncthreads();
     long long tile = (long long)my_tile;
     size_t base = (size_t)tile * TH * IT;
@@ -140,14 +145,14 @@ __global__ void __launch_bounds__(TH, MINB) scan4(const T *in, T *out, size_t n,
         unsigned lane = threadIdx.x;
         if (lane == 0) words[tile] = word(tile == 0 ? PREFIX : AGGREGATE, total);
         T prefix = T(0);
-        if (SLEEP && tile > 0) __nanosleep(SLEEP);
+        if (SLEEP && tile > 0) __nanosleep((unsigned)(SLEEP < 0 ? -SLEEP : SLEEP));
         for (long long look = tile - 1; look >= 0; look -= 32) {
             long long j = look - lane;
             u64 w;
             for (;;) {
                 w = j >= 0 ? words[j] : word(PREFIX, T(0));
                 if (!__any_sync(FULL, (unsigned)(w >> 32) == NOT_READY)) break;
-                if (SLEEP) __nanosleep(SLEEP / 2);
+                if (SLEEP > 0) __nanosleep((unsigned)(SLEEP > 0 ? SLEEP / 2 : 0));
             }
             unsigned prefixes = __ballot_sync(FULL, (unsigned)(w >> 32) == PREFIX);
             int nearest = prefixes ? __ffs(prefixes) - 1 : 31;
@@ -163,12 +168,12 @@ __global__ void __launch_bounds__(TH, MINB) scan4(const T *in, T *out, size_t n,
     store<T, IT, WARP>(out, base, n, x, s);
 }
 
-template <typename T, int TH, int IT, int MINB, bool WARP, int SLEEP>
+template <typename T, int TH, int IT, int MINB, bool WARP, int SLEEP, bool TICKET = true>
 void run4(const T *in, T *out, size_t n, u64 *status, bool inclusive)
 {
     size_t tile = (size_t)TH * IT, tiles = (n + tile - 1) / tile, smem = tile * sizeof(T);
     CK(cudaMemsetAsync(status, 0, (1 + tiles) * sizeof(u64)));
-    auto k = scan4<T, TH, IT, MINB, WARP, SLEEP>;
+    auto k = scan4<T, TH, IT, MINB, WARP, SLEEP, TICKET>;
     static bool set = false;
     if (!set) { CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem)); set = true; }
     k<<<tiles, TH, smem>>>(in, out, n, status, inclusive);
@@ -184,12 +189,20 @@ template <typename F> float med(F f)
 }
 
 struct variant { const char *name; void (*i)(const int *, int *, size_t, u64 *, bool); void (*f)(const float *, float *, size_t, u64 *, bool); };
-#define V(nm, TH, IT, MINB, WARP, SLEEP) {nm, run4<int, TH, IT, MINB, WARP, SLEEP>, run4<float, TH, IT, MINB, WARP, SLEEP>}
-static const variant variants[] = {
+#define V(nm, ...) {nm, run4<int, __VA_ARGS__>, run4<float, __VA_ARGS__>}
+// SLEEP > 0: sleep SLEEP ns before the look-back's first read and SLEEP / 2 between reads;
+// SLEEP < 0: -SLEEP ns before the first read only
+static const variant set2[] = {
+    V("A", 256, 24, 6, false, 0), V("A6", 256, 24, 6, false, -600), V("A12", 256, 24, 6, false, -1200),
+    V("S", 256, 24, 6, true, 600), V("B6", 512, 24, 3, false, -600),
+    V("AN", 256, 24, 6, false, 0, false), V("SN", 256, 24, 6, true, 600, false),
+};
+static const variant set1[] = {
     V("A", 256, 24, 6, false, 0), V("W", 256, 24, 6, true, 0), V("S", 256, 24, 6, true, 600),
     V("H", 256, 16, 6, true, 0), V("H8", 256, 16, 8, true, 0), V("Q", 128, 24, 12, true, 0), V("B", 512, 24, 3, true, 0),
 };
-enum { NV = sizeof variants / sizeof *variants };
+static const variant *variants = set1;
+static int NV = sizeof set1 / sizeof *set1;
 
 template <typename T>
 void row(const char *kind, bool inclusive, size_t n, T *in, T *out, T *ref, u64 *status, void *temp, size_t temp_bytes, float copy, int rep)
@@ -199,7 +212,7 @@ void row(const char *kind, bool inclusive, size_t n, T *in, T *out, T *ref, u64 
     std::vector<T> want(n), got(n);
     CK(cudaMemcpy(want.data(), ref, n * sizeof(T), cudaMemcpyDeviceToHost));
     printf("2^%-3d %-16s %d %8.4f %8.4f", __builtin_ctzll(n), kind, rep, copy, tl);
-    float t[NV];
+    float t[16];
     for (int v = 0; v < NV; v++) {
         auto go = [&] { if constexpr (sizeof(T) == 4 && std::is_same<T, int>::value) variants[v].i((const int *)in, (int *)out, n, status, inclusive); else variants[v].f((const float *)in, (float *)out, n, status, inclusive); };
         CK(cudaMemset(out, 0xff, n * sizeof(T)));
@@ -219,8 +232,9 @@ void row(const char *kind, bool inclusive, size_t n, T *in, T *out, T *ref, u64 
     fflush(stdout);
 }
 
-int main()
+int main(int argc, char **argv)
 {
+    if (argc > 1 && argv[1][0] == '2') variants = set2, NV = sizeof set2 / sizeof *set2;
     size_t most = 1ull << 28;
     int *in, *out, *ref; u64 *status; void *temp; size_t temp_bytes = 0;
     CK(cudaMalloc(&in, most * 4)); CK(cudaMalloc(&out, most * 4)); CK(cudaMalloc(&ref, most * 4));
@@ -237,7 +251,7 @@ int main()
     for (int v = 0; v < NV; v++) printf(" %8s", variants[v].name);
     printf("   each over lib\n");
     for (int rep = 0; rep < 2; rep++)
-        for (int e = 20; e <= 28; e += 2) {
+        for (int e = 20; e <= 28; e += variants == set1 ? 2 : 1) {
             size_t n = 1ull << e;
             float copy = med([&] { cudaMemcpyAsync(out, in, n * 4, cudaMemcpyDeviceToDevice); });
             row<int>("exclusive-int", false, n, in, out, ref, status, temp, temp_bytes, copy, rep);
