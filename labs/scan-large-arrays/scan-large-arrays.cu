@@ -372,6 +372,9 @@ __global__ void __maxnreg__(40)
      *       back. Finally publish status_word(PREFIX, prefix + total).
      * Keep: volatile reads and writes of the status words; all 32 lanes
      *       of warp 0 stay in the loop together (their votes need them).
+     *       Nap before the first look (tiles after 0: __nanosleep(1200)):
+     *       the tiles just before have seldom published yet, and early
+     *       reads only crowd the memory system those tiles are waiting on.
      * Hint: warp_sum adds one value per lane. The carry each tile needs is
      *       the sum of the totals between it and the nearest prefix.
      */
