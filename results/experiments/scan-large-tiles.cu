@@ -19,6 +19,10 @@
  * in A (A6, A12) and with 512 threads (B6); and without the ticket, the tile
  * taken from blockIdx.x as CUB takes it (AN, SN: A and S so changed).
  *
+ * With the argument 3: A and A12 (stage 4 as committed at 0d80771) at n
+ * around 2^24, where A's 2731 tiles are 3.45 times the 792 an H100 holds at
+ * once (six blocks an SM): n of exactly 3 and 4 such waves, and 2^24.
+ *
  *   nvcc -O3 -arch=sm_90 -std=c++17 scan-large-tiles.cu -o scan-large-tiles
  */
 #include <cub/cub.cuh>
@@ -197,6 +201,7 @@ static const variant set2[] = {
     V("S", 256, 24, 6, true, 600), V("B6", 512, 24, 3, false, -600),
     V("AN", 256, 24, 6, false, 0, false), V("SN", 256, 24, 6, true, 600, false),
 };
+static const variant set3[] = {V("A", 256, 24, 6, false, 0), V("A12", 256, 24, 6, false, -1200)};
 static const variant set1[] = {
     V("A", 256, 24, 6, false, 0), V("W", 256, 24, 6, true, 0), V("S", 256, 24, 6, true, 600),
     V("H", 256, 16, 6, true, 0), V("H8", 256, 16, 8, true, 0), V("Q", 128, 24, 12, true, 0), V("B", 512, 24, 3, true, 0),
@@ -211,7 +216,7 @@ void row(const char *kind, bool inclusive, size_t n, T *in, T *out, T *ref, u64 
     float tl = med(lib);
     std::vector<T> want(n), got(n);
     CK(cudaMemcpy(want.data(), ref, n * sizeof(T), cudaMemcpyDeviceToHost));
-    printf("2^%-3d %-16s %d %8.4f %8.4f", __builtin_ctzll(n), kind, rep, copy, tl);
+    printf("%-9zu %-16s %d %8.4f %8.4f", n, kind, rep, copy, tl);
     float t[16];
     for (int v = 0; v < NV; v++) {
         auto go = [&] { if constexpr (sizeof(T) == 4 && std::is_same<T, int>::value) variants[v].i((const int *)in, (int *)out, n, status, inclusive); else variants[v].f((const float *)in, (float *)out, n, status, inclusive); };
@@ -235,6 +240,7 @@ void row(const char *kind, bool inclusive, size_t n, T *in, T *out, T *ref, u64 
 int main(int argc, char **argv)
 {
     if (argc > 1 && argv[1][0] == '2') variants = set2, NV = sizeof set2 / sizeof *set2;
+    if (argc > 1 && argv[1][0] == '3') variants = set3, NV = sizeof set3 / sizeof *set3;
     size_t most = 1ull << 28;
     int *in, *out, *ref; u64 *status; void *temp; size_t temp_bytes = 0;
     CK(cudaMalloc(&in, most * 4)); CK(cudaMalloc(&out, most * 4)); CK(cudaMalloc(&ref, most * 4));
@@ -247,12 +253,16 @@ int main(int argc, char **argv)
     srand(1);
     for (size_t i = 0; i < most; i++) h[i] = rand() % 16 - 8;
     CK(cudaMemcpy(in, h.data(), most * 4, cudaMemcpyHostToDevice));
-    printf("n     kind             r     copy      lib");
+    printf("n         kind             r     copy      lib");
     for (int v = 0; v < NV; v++) printf(" %8s", variants[v].name);
     printf("   each over lib\n");
-    for (int rep = 0; rep < 2; rep++)
-        for (int e = 20; e <= 28; e += variants == set1 ? 2 : 1) {
-            size_t n = 1ull << e;
+    std::vector<size_t> sizes;
+    if (variants == set3)
+        sizes = {3ull * 792 * 6144, 1ull << 24, 4ull * 792 * 6144};
+    else
+        for (int e = 20; e <= 28; e += variants == set1 ? 2 : 1) sizes.push_back(1ull << e);
+    for (int rep = 0; rep < (variants == set3 ? 3 : 2); rep++)
+        for (size_t n : sizes) {
             float copy = med([&] { cudaMemcpyAsync(out, in, n * 4, cudaMemcpyDeviceToDevice); });
             row<int>("exclusive-int", false, n, in, out, ref, status, temp, temp_bytes, copy, rep);
             // the same bits read as floats: small integers' float values are exact enough
