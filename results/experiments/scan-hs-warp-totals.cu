@@ -5,6 +5,10 @@
  * as inclusive less the value ("unr2"), against cub::BlockScan<int, 256>;
  * ints, blocks of 256, median of 20 CUDA-event runs after 3.
  * results/H100.md ("scan-HS's stage 3 against cub::BlockScan") has what it printed.
+ * With the argument 2 (a second set, issue 35): "two" and "unr" with their
+ * loads and stores marked streaming (__ldcs, __stcs: the data is not read
+ * again, so L2 may evict it first; "twoS", "unrS"), and "unr" with no bounds
+ * tests in blocks that lie wholly below n ("unrF").
  *   nvcc -O3 -arch=sm_90 -std=c++17 scan-hs-warp-totals.cu -o scan-hs-warp-totals
  */
 #include <cub/cub.cuh>
@@ -92,6 +96,38 @@ template <typename T, int WARPS> __global__ void unr2(const T *__restrict__ in, 
     for (int w = 0; w < WARPS; w++) { if (w == (int)warp) before = running; running += warp_totals[w]; }
     if (i < n) out[i] = before + (inclusive ? v : v - x);
 }
+// the second set: streaming loads and stores, and whole blocks without bounds tests
+template <typename T> __global__ void twoS(const T *__restrict__ in, T *__restrict__ out, size_t n, bool inclusive)
+{
+    __shared__ T warp_totals[32];
+    unsigned tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
+    size_t i = blockIdx.x * (size_t)blockDim.x + tid;
+    T v = wscan(i < n ? __ldcs(in + i) : T(0));
+    if (lane == 31) warp_totals[warp] = v;
+    __syncthreads();
+    if (warp == 0) { T t = lane < blockDim.x / 32 ? warp_totals[lane] : T(0); warp_totals[lane] = wscan(t); }
+    __syncthreads();
+    T before = warp > 0 ? warp_totals[warp - 1] : T(0);
+    T below = __shfl_up_sync(FULL, v, 1);
+    if (i < n) __stcs(out + i, before + (inclusive ? v : lane > 0 ? below : T(0)));
+}
+template <typename T, int WARPS, bool STREAM, bool WHOLE> __global__ void unrX(const T *__restrict__ in, T *__restrict__ out, size_t n, bool inclusive)
+{
+    __shared__ T warp_totals[WARPS];
+    unsigned tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
+    size_t i = blockIdx.x * (size_t)blockDim.x + tid;
+    bool whole = WHOLE && (blockIdx.x + 1) * (size_t)blockDim.x <= n;
+    T x = whole || i < n ? (STREAM ? __ldcs(in + i) : in[i]) : T(0);
+    T v = wscan(x);
+    if (lane == 31) warp_totals[warp] = v;
+    __syncthreads();
+    T before = T(0), running = T(0);
+#pragma unroll
+    for (int w = 0; w < WARPS; w++) { if (w == (int)warp) before = running; running += warp_totals[w]; }
+    T below = __shfl_up_sync(FULL, v, 1);
+    T y = before + (inclusive ? v : lane > 0 ? below : T(0));
+    if (whole || i < n) { if (STREAM) __stcs(out + i, y); else out[i] = y; }
+}
 template <typename T, int TH> __global__ void lib(const T *__restrict__ in, T *__restrict__ out, size_t n, bool inclusive)
 {
     typedef cub::BlockScan<T, TH> scan;
@@ -109,12 +145,34 @@ template <typename F> float med(F f)
     for (int k = 0; k < 20; k++) { cudaEventRecord(a); f(); cudaEventRecord(b); cudaEventSynchronize(b); float ms; cudaEventElapsedTime(&ms, a, b); t.push_back(ms); }
     std::sort(t.begin(), t.end()); return t[10];
 }
-int main()
+static int second_set(int *in, int *out, int *ref)
+{
+    printf("%-6s %-4s %9s %9s %9s %9s %9s %9s %9s  two unr twoS unrS unrF over lib (repeat 2)\n", "n", "incl", "copy", "lib", "two", "unr", "twoS", "unrS", "unrF");
+    for (int rep = 0; rep < 2; rep++)
+    for (int e : {22, 24, 26, 28}) for (int inc : {0, 1}) {
+        size_t n = 1ull << e; unsigned g = (unsigned)((n + 255) / 256);
+        float c = med([&] { cudaMemcpyAsync(out, in, n * 4, cudaMemcpyDeviceToDevice); });
+        float l = med([&] { lib<int, 256><<<g, 256>>>(in, ref, n, inc); });
+        std::vector<int> a(n), b(n); cudaMemcpy(a.data(), ref, n * 4, cudaMemcpyDeviceToHost);
+        bool ok = true;
+        auto check = [&] { cudaMemcpy(b.data(), out, n * 4, cudaMemcpyDeviceToHost); ok = ok && a == b; };
+        float t2 = med([&] { two<int><<<g, 256>>>(in, out, n, inc); }); check();
+        float tu = med([&] { unr<int, 8><<<g, 256>>>(in, out, n, inc); }); check();
+        float t2s = med([&] { twoS<int><<<g, 256>>>(in, out, n, inc); }); check();
+        float tus = med([&] { unrX<int, 8, true, false><<<g, 256>>>(in, out, n, inc); }); check();
+        float tuf = med([&] { unrX<int, 8, false, true><<<g, 256>>>(in, out, n, inc); }); check();
+        printf("2^%-4d %-4d %9.4f %9.4f %9.4f %9.4f %9.4f %9.4f %9.4f  %.3f %.3f %.3f %.3f %.3f%s\n", e, inc, c, l, t2, tu, t2s, tus, tuf, t2 / l, tu / l, t2s / l, tus / l, tuf / l, ok ? "" : " WRONG");
+        fflush(stdout);
+    }
+    return 0;
+}
+int main(int argc, char **argv)
 {
     size_t most = 1ull << 28;
     int *in, *out, *ref; cudaMalloc(&in, most * 4); cudaMalloc(&out, most * 4); cudaMalloc(&ref, most * 4);
     std::vector<int> h(most); for (size_t i = 0; i < most; i++) h[i] = (int)(i * 2654435761u % 1000);
     cudaMemcpy(in, h.data(), most * 4, cudaMemcpyHostToDevice);
+    if (argc > 1 && argv[1][0] == '2') return second_set(in, out, ref);
     printf("%-6s %-4s %9s %9s %9s %9s %9s %9s %9s  two one sum unr unr2 over lib (repeat 2)\n", "n", "incl", "copy", "lib", "two", "one", "sum", "unr", "unr2");
     for (int rep = 0; rep < 2; rep++)
     for (int e : {22, 24, 26, 28}) for (int inc : {0, 1}) {
