@@ -9,6 +9,11 @@
  * loads and stores marked streaming (__ldcs, __stcs: the data is not read
  * again, so L2 may evict it first; "twoS", "unrS"), and "unr" with no bounds
  * tests in blocks that lie wholly below n ("unrF").
+ * With the argument 3 (a third set): stage 3 with the exclusive result's
+ * shuffle moved before the first barrier ("twoE"), with warp 0 scanning the
+ * warps' totals in only as many steps as there are warps ("twoN": 3 for 8
+ * warps, not 5), both ("twoEN"), and both with streaming loads and stores
+ * ("twoENS"); every ratio beside CUB's in the same run, three repeats.
  *   nvcc -O3 -arch=sm_90 -std=c++17 scan-hs-warp-totals.cu -o scan-hs-warp-totals
  */
 #include <cub/cub.cuh>
@@ -128,6 +133,32 @@ template <typename T, int WARPS, bool STREAM, bool WHOLE> __global__ void unrX(c
     T y = before + (inclusive ? v : lane > 0 ? below : T(0));
     if (whole || i < n) { if (STREAM) __stcs(out + i, y); else out[i] = y; }
 }
+// the third set: the exclusive shuffle before the barrier (E), warp 0's
+// scan of the totals in log2(warps) steps (N), streaming (S)
+template <typename T, bool EARLY, bool NARROW, bool STREAM> __global__ void twoX(const T *__restrict__ in, T *__restrict__ out, size_t n, bool inclusive)
+{
+    __shared__ T warp_totals[32];
+    unsigned tid = threadIdx.x, lane = tid % 32, warp = tid / 32, warps = blockDim.x / 32;
+    size_t i = blockIdx.x * (size_t)blockDim.x + tid;
+    T v = wscan(i < n ? (STREAM ? __ldcs(in + i) : in[i]) : T(0));
+    T below = T(0);
+    if (EARLY) below = __shfl_up_sync(FULL, v, 1);
+    if (lane == 31) warp_totals[warp] = v;
+    __syncthreads();
+    if (warp == 0) {
+        T t = lane < warps ? warp_totals[lane] : T(0);
+        if (NARROW) {
+            for (unsigned o = 1; o < warps; o *= 2) { T b = __shfl_up_sync(FULL, t, o); if (lane >= o) t += b; }
+        } else
+            t = wscan(t);
+        warp_totals[lane] = t;
+    }
+    __syncthreads();
+    T before = warp > 0 ? warp_totals[warp - 1] : T(0);
+    if (!EARLY) below = __shfl_up_sync(FULL, v, 1);
+    T y = before + (inclusive ? v : lane > 0 ? below : T(0));
+    if (i < n) { if (STREAM) __stcs(out + i, y); else out[i] = y; }
+}
 template <typename T, int TH> __global__ void lib(const T *__restrict__ in, T *__restrict__ out, size_t n, bool inclusive)
 {
     typedef cub::BlockScan<T, TH> scan;
@@ -166,6 +197,27 @@ static int second_set(int *in, int *out, int *ref)
     }
     return 0;
 }
+static int third_set(int *in, int *out, int *ref)
+{
+    printf("%-6s %-4s %9s %9s %9s %9s %9s %9s %9s  two twoE twoN twoEN twoENS over lib (repeat 3)\n", "n", "incl", "copy", "lib", "two", "twoE", "twoN", "twoEN", "twoENS");
+    for (int rep = 0; rep < 3; rep++)
+    for (int e : {22, 24, 26, 28}) for (int inc : {0, 1}) {
+        size_t n = 1ull << e; unsigned g = (unsigned)((n + 255) / 256);
+        float c = med([&] { cudaMemcpyAsync(out, in, n * 4, cudaMemcpyDeviceToDevice); });
+        float l = med([&] { lib<int, 256><<<g, 256>>>(in, ref, n, inc); });
+        std::vector<int> a(n), b(n); cudaMemcpy(a.data(), ref, n * 4, cudaMemcpyDeviceToHost);
+        bool ok = true;
+        auto check = [&] { cudaMemcpy(b.data(), out, n * 4, cudaMemcpyDeviceToHost); ok = ok && a == b; };
+        float t0 = med([&] { twoX<int, false, false, false><<<g, 256>>>(in, out, n, inc); }); check();
+        float t1 = med([&] { twoX<int, true, false, false><<<g, 256>>>(in, out, n, inc); }); check();
+        float t2 = med([&] { twoX<int, false, true, false><<<g, 256>>>(in, out, n, inc); }); check();
+        float t3 = med([&] { twoX<int, true, true, false><<<g, 256>>>(in, out, n, inc); }); check();
+        float t4 = med([&] { twoX<int, true, true, true><<<g, 256>>>(in, out, n, inc); }); check();
+        printf("2^%-4d %-4d %9.4f %9.4f %9.4f %9.4f %9.4f %9.4f %9.4f  %.3f %.3f %.3f %.3f %.3f%s\n", e, inc, c, l, t0, t1, t2, t3, t4, t0 / l, t1 / l, t2 / l, t3 / l, t4 / l, ok ? "" : " WRONG");
+        fflush(stdout);
+    }
+    return 0;
+}
 int main(int argc, char **argv)
 {
     size_t most = 1ull << 28;
@@ -173,6 +225,7 @@ int main(int argc, char **argv)
     std::vector<int> h(most); for (size_t i = 0; i < most; i++) h[i] = (int)(i * 2654435761u % 1000);
     cudaMemcpy(in, h.data(), most * 4, cudaMemcpyHostToDevice);
     if (argc > 1 && argv[1][0] == '2') return second_set(in, out, ref);
+    if (argc > 1 && argv[1][0] == '3') return third_set(in, out, ref);
     printf("%-6s %-4s %9s %9s %9s %9s %9s %9s %9s  two one sum unr unr2 over lib (repeat 2)\n", "n", "incl", "copy", "lib", "two", "one", "sum", "unr", "unr2");
     for (int rep = 0; rep < 2; rep++)
     for (int e : {22, 24, 26, 28}) for (int inc : {0, 1}) {
