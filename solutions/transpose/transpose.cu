@@ -229,6 +229,136 @@ static void transpose_stage5(const struct args *a, int block)
     launch_tiles(a, transpose_stage5_kernel, dim3(32, ROWS5), TILE5);
 }
 
+/* ---- stage 6 ------------------------------------------------------------ */
+
+/* Where out's rows start inside a 128-byte line (rows not a multiple of 32),
+ * each of stage 5's tiles writes the lines at its edges in part, and the
+ * block beside it the rest, later: the L2 pays for every sector written in
+ * two parts. Stage 6 starts each row's writes on a line instead. Its block
+ * walks a strip of in, STRIP6 columns wide (as many rows of out) and STEPS6
+ * steps of STEP6 rows down, with 32 x ROWS6 threads, and keeps the last two
+ * steps in a ring, in's row r in ring[r % RING6]: a window of out that
+ * starts on a line needs up to LINE - 1 rows of the step before. out itself
+ * starts on a line (cudaMalloc aligns to 256 bytes). */
+enum { ROWS6 = 16, RING6 = 2 * STEP6, LINE = 32 }; /* STRIP6, STEP6, STEPS6: transpose.h */
+
+/* A thread's share of one step: in's rows first .. first + STEP6 - 1, or
+ * as many of them as are below `end`; 8 values a thread. A row index fits
+ * in an int: in has at most MAX_ROWS rows. */
+struct step6 {
+    float v[STEP6 / ROWS6][STRIP6 / 32];
+};
+
+__device__ void load_step(const float *__restrict__ in, size_t cols, size_t c0, int first,
+                          int end, step6 &s)
+{
+    unsigned x = threadIdx.x, y = threadIdx.y;
+#pragma unroll
+    for (unsigned j = 0; j < STEP6 / ROWS6; j++)
+#pragma unroll
+        for (unsigned i = 0; i < STRIP6 / 32; i++) {
+            int r = first + (int)(y + j * ROWS6);
+            size_t c = c0 + x + i * 32;
+            if (r < end && c < cols)
+                s.v[j][i] = in[(size_t)r * cols + c];
+        }
+}
+
+__device__ void keep_step(float (*ring)[STRIP6 + 1], int first, const step6 &s)
+{
+    unsigned x = threadIdx.x, y = threadIdx.y;
+#pragma unroll
+    for (unsigned j = 0; j < STEP6 / ROWS6; j++)
+#pragma unroll
+        for (unsigned i = 0; i < STRIP6 / 32; i++)
+            ring[(first + y + j * ROWS6) % RING6][x + i * 32] = s.v[j][i];
+}
+
+/* At most 64 registers a thread, so that two blocks fit on an SM: while one
+ * waits at a barrier, the other keeps memory busy. (Three would ask for 1536
+ * threads an SM, more than some GPUs have.) */
+__global__ void __launch_bounds__(32 * ROWS6, 2)
+    transpose_stage6_kernel(const float *__restrict__ in, float *__restrict__ out, size_t rows,
+                            size_t cols)
+{
+    /* STUDENT stage 6 -------------------------------------------------------
+     * Goal: every store of a warp is one whole 128-byte line of out. The
+     *       block moves in's columns from c0 = blockIdx.x * STRIP6 (rows c
+     *       of out) and its rows from r0 = blockIdx.y * STEP6 * STEPS6 up
+     *       to r1 (STEPS6 steps, or up to rows). Row c of out starts
+     *       off = (c * rows) % LINE floats into a line, so its lines start
+     *       at columns -off, LINE - off, ...: in each of its rows of out the
+     *       block writes the columns from r0 - off up to r1 - off (from 0 in
+     *       a strip's first block, up to rows in its last), 64 a window:
+     *       window w is [r0 - off + 64 w, r0 - off + 64 w + 64).
+     * Keep: the ring holds what a window reads: window w reads the end of
+     *       step w - 1 and step w; window 0 the LINE rows above r0, which
+     *       the block reads first. Load step w + 1 (load_step) before
+     *       writing window w, so that its loads fly meanwhile, and keep it
+     *       (keep_step) after a __syncthreads(): its slot held step w - 1.
+     *       Another barrier before the next window reads it. Bounds: the
+     *       reads against rows and cols, the writes against cols and the
+     *       block's own columns.
+     * Hint: thread (x, y) writes rows c0 + y, + 16, + 32 and + 48 of out,
+     *       and in each a window's columns x and x + 32. The last block of
+     *       a strip writes one window more than it has steps. Columns as
+     *       ints, signed: r0 - off is below 0 in a strip's first block.
+     */
+    __shared__ float ring[RING6][STRIP6 + 1];
+    unsigned x = threadIdx.x, y = threadIdx.y;
+    size_t c0 = blockIdx.x * (size_t)STRIP6;
+    int r0 = (int)blockIdx.y * STEP6 * STEPS6, r1 = min(r0 + STEP6 * STEPS6, (int)rows);
+    bool first = r0 == 0, last = r1 == (int)rows;
+    if (!first) /* the LINE rows above r0 */
+#pragma unroll
+        for (unsigned j = 0; j < LINE; j += ROWS6)
+#pragma unroll
+            for (unsigned i = 0; i < STRIP6; i += 32) {
+                int r = r0 - LINE + (int)(y + j);
+                if (c0 + x + i < cols)
+                    ring[(unsigned)r % RING6][x + i] = in[(size_t)r * cols + c0 + x + i];
+            }
+    step6 next;
+    load_step(in, cols, c0, r0, r1, next);
+    keep_step(ring, r0, next);
+    __syncthreads();
+    int steps = (r1 - r0 + STEP6 - 1) / STEP6, windows = steps + last;
+    for (int w = 0; w < windows; w++) {
+        if (w + 1 < steps)
+            load_step(in, cols, c0, r0 + (w + 1) * STEP6, r1, next);
+#pragma unroll
+        for (unsigned j = 0; j < STRIP6; j += ROWS6) {
+            size_t c = c0 + y + j;
+            int off = (int)((unsigned)c * (unsigned)rows % LINE);
+            int from = first ? 0 : r0 - off, to = last ? (int)rows : r1 - off;
+            float *row = out + c * rows;
+#pragma unroll
+            for (unsigned i = 0; i < STEP6; i += 32) {
+                int r = r0 - off + w * STEP6 + (int)(x + i);
+                if (c < cols && r >= from && r < to)
+                    row[r] = ring[(unsigned)r % RING6][y + j];
+            }
+        }
+        if (w + 1 == windows)
+            break;
+        __syncthreads();
+        if (w + 1 < steps)
+            keep_step(ring, r0 + (w + 1) * STEP6, next);
+        __syncthreads();
+    }
+    /* END STUDENT */
+}
+
+/* A block for each STRIP6 columns of in and each STEPS6 x STEP6 rows. */
+static void transpose_stage6(const struct args *a, int block)
+{
+    (void)block;
+    if (a->rows == 0 || a->cols == 0)
+        return;
+    dim3 grid(tiles(a->cols, STRIP6), tiles(a->rows, STEP6 * STEPS6));
+    transpose_stage6_kernel<<<grid, dim3(32, ROWS6)>>>(a->in, a->out, a->rows, a->cols);
+}
+
 /* ---- the stage table: the tests, the driver and the run table read it --- */
 
 const struct stage transpose_stages[] = {
@@ -237,5 +367,6 @@ const struct stage transpose_stages[] = {
     {"3", "the tile padded to 33 columns", transpose_stage3},
     {"4", "32 x BLOCK/32 threads a tile", transpose_stage4},
     {"5", "64x64 tiles, unrolled loops", transpose_stage5},
+    {"6", "whole lines of out: strips walked", transpose_stage6},
     {NULL, NULL, NULL},
 };

@@ -19,13 +19,17 @@ enum { MAX_ROWS = 65535 };
 
 /* The threads a block of stage `id` runs when asked for BLOCK: stage 1 and
  * stage 4 take BLOCK in whole warps, 32 to 1024, as 32 x (BLOCK / 32);
- * stages 2 and 3 a thread per element of a 32 x 32 tile; stage 5 its own
- * 32 x 16. */
+ * stages 2 and 3 a thread per element of a 32 x 32 tile; stages 5 and 6
+ * their own 32 x 16. */
 static inline int transpose_threads(const char *id, int block)
 {
     int warps = block < 32 ? 1 : block > 1024 ? 32 : block / 32;
-    return id[0] == '2' || id[0] == '3' ? 1024 : id[0] == '5' ? 512 : 32 * warps;
+    return id[0] == '2' || id[0] == '3' ? 1024 : id[0] == '5' || id[0] == '6' ? 512 : 32 * warps;
 }
+
+/* Stage 6's block moves a strip of in STRIP6 columns wide, STEPS6 steps of
+ * STEP6 rows down (the tests read its shape too). */
+enum { STRIP6 = 64, STEP6 = 64, STEPS6 = 3 };
 
 /* transpose.cu's stage table (tests/transpose) */
 LAB_EXPORT const struct stage transpose_stages[];

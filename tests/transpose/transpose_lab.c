@@ -64,14 +64,39 @@ static void transpose_reference(struct problem *p)
 
 /* ---- the bugs this lab knows -------------------------------------------- */
 
-/* The square tile each stage moves through shared memory (0: none). */
+/* The square tile each stage moves through shared memory (0: none), and
+ * whether it writes out's rows in windows from a line (stage 6). */
 struct facts {
     const char *id;
     size_t tile;
+    bool windows;
 };
 static const struct facts transpose_facts[] = {
-    {"1", 0}, {"2", 32}, {"3", 32}, {"4", 32}, {"5", 64}, {NULL, 0},
+    {"1", 0, false}, {"2", 32, false}, {"3", 32, false}, {"4", 32, false},
+    {"5", 64, false}, {"6", 0, true},  {NULL, 0, false},
 };
+
+/* Stage 6: is out never written exactly where a strip's last block has
+ * one window more to write than it has steps? In row c of out that is from
+ * column end - off on, end being where that block's last step ends and off
+ * where the row starts in its line (c * rows % 32, as the kernel has it). */
+static bool last_window_missing(const struct problem *p, const struct buffer *b,
+                                const struct mismatch *m)
+{
+    size_t rows = p->n / p->cols, segment = STEP6 * STEPS6;
+    size_t r0 = (rows - 1) / segment * segment;
+    size_t end = r0 + (rows - r0 + STEP6 - 1) / STEP6 * STEP6;
+    if (m->unwritten != m->count)
+        return false;
+    const float *got = b->got, *want = b->host;
+    for (size_t i = 0; i < p->n; i++) {
+        size_t c = i / rows, r = i % rows, off = c * rows % 32; /* out[c][r] */
+        bool right = memcmp(&got[i], &want[i], sizeof *got) == 0;
+        if (right == (r + off >= end))
+            return false;
+    }
+    return true;
+}
 
 /* Is out right exactly where in[r][c] has r < reach_rows and c <
  * reach_cols, and never written anywhere else, with somewhere on each
@@ -183,6 +208,12 @@ static const char *transpose_hint(const struct problem *p, const struct stage *s
             snprintf(hint + len, sizeof hint - len, ". %s", fix[first == BLOCK ? GRID : first]);
         return hint;
     }
+    if (facts(s)->windows)
+        return last_window_missing(p, b, m)
+                   ? "in each row of out, the columns past the last whole window of a strip's "
+                     "last block were never written: that block writes one window more than "
+                     "it has steps, since its windows start off columns early"
+                   : NULL;
     /* Only the last tiles along one edge of in wrong, cut short by it (with
      * at least one whole tile, right, to compare them with): a bounds test
      * that leaves out that side. */
@@ -210,7 +241,7 @@ static const char *transpose_hint(const struct problem *p, const struct stage *s
     return NULL;
 }
 
-/* Stages 1 and 4 take BLOCK in whole warps; 2, 3 and 5 their own. */
+/* Stages 1 and 4 take BLOCK in whole warps; 2, 3, 5 and 6 their own. */
 static int transpose_block(const struct stage *s, int block)
 {
     return transpose_threads(s->id, block);
@@ -247,10 +278,19 @@ static const struct technique transpose_techniques[] = {
     {"5", "64x64 tiles",
      {TILED, PADDED, {elements_per_thread, AT_LEAST, 6, "each thread moves four elements or "
                                                         "fewer: the tiles are not 64x64"}}},
+    {"6", "whole lines of out: each row's windows start on a line",
+     {{store_sectors_per_request, AT_MOST, 4.1, "the stores of out's rows cut sectors in two: "
+                                                "each row's windows do not start on a line"},
+      PADDED}},
 #undef TILED
 #undef PADDED
     {NULL},
 };
+
+/* Stage 6 is counted where out's rows start inside a line (511 floats a
+ * row), as every odd shape's do; 256x288's rows are whole lines. */
+static const struct technique_case transpose_technique_cases[] = {{"6", {"511x289", 256}},
+                                                                   {NULL}};
 
 const struct lab transpose_lab = {
     .name = "transpose",
@@ -270,6 +310,7 @@ const struct lab transpose_lab = {
     .grade_cases = transpose_grade_cases,
     .techniques = transpose_techniques,
     .technique_case = {"256x288", 256},
+    .technique_cases = transpose_technique_cases,
     .handout = "09-transpose",
 };
 
