@@ -151,6 +151,14 @@ static const char *transpose_hint(const struct problem *p, const struct stage *s
                    "tile before the thread that writes that element had: a __syncthreads() "
                    "between writing the tile and reading it is missing";
     }
+    /* A value that no element of in holds, yet not the poison (never
+     * written): in a stage whose values all pass through shared memory it
+     * was read from a word there that no thread had written. */
+    if ((tile || facts(s)->windows) && from < 0 && !is_poison(&got[k], sizeof *got))
+        return "out holds a value that no element of in has: read from shared memory where no "
+               "thread of the block had written yet. A __syncthreads() between writing the tile "
+               "and reading it is missing, or the reads reach a part of the tile that the "
+               "writes leave out";
     /* out written exactly for in's first rows and columns, and nowhere
      * else, draws the rectangle that something fell short of. A grid of
      * swapped sides (the launch counts blocks along the other side, or the
