@@ -151,14 +151,6 @@ static const char *transpose_hint(const struct problem *p, const struct stage *s
                    "tile before the thread that writes that element had: a __syncthreads() "
                    "between writing the tile and reading it is missing";
     }
-    /* A value that no element of in holds, yet not the poison (never
-     * written): in a stage whose values all pass through shared memory it
-     * was read from a word there that no thread had written. */
-    if ((tile || facts(s)->windows) && from < 0 && !is_poison(&got[k], sizeof *got))
-        return "out holds a value that no element of in has: read from shared memory where no "
-               "thread of the block had written yet. A __syncthreads() between writing the tile "
-               "and reading it is missing, or the reads reach a part of the tile that the "
-               "writes leave out";
     /* out written exactly for in's first rows and columns, and nowhere
      * else, draws the rectangle that something fell short of. A grid of
      * swapped sides (the launch counts blocks along the other side, or the
@@ -216,12 +208,10 @@ static const char *transpose_hint(const struct problem *p, const struct stage *s
             snprintf(hint + len, sizeof hint - len, ". %s", fix[first == BLOCK ? GRID : first]);
         return hint;
     }
-    if (facts(s)->windows)
-        return last_window_missing(p, b, m)
-                   ? "in each row of out, the columns past the last whole window of a strip's "
-                     "last block were never written: that block writes one window more than "
-                     "it has steps, since its windows start off columns early"
-                   : NULL;
+    if (facts(s)->windows && last_window_missing(p, b, m))
+        return "in each row of out, the columns past the last whole window of a strip's last "
+               "block were never written: that block writes one window more than it has "
+               "steps, since its windows start off columns early";
     /* Only the last tiles along one edge of in wrong, cut short by it (with
      * at least one whole tile, right, to compare them with): a bounds test
      * that leaves out that side. */
@@ -236,7 +226,8 @@ static const char *transpose_hint(const struct problem *p, const struct stage *s
         wrong_right += c >= full_cols && r < full_rows;
         wrong_inside += r < full_rows && c < full_cols;
     }
-    if (!wrong_inside && full_rows && full_cols && !wrong_bottom != !wrong_right) {
+    if (!facts(s)->windows && !wrong_inside && full_rows && full_cols &&
+        !wrong_bottom != !wrong_right) {
         snprintf(hint, sizeof hint,
                  "only the last %zu-wide tiles along in's %s edge (its %s from %zu on), cut "
                  "short by it, are wrong: a bounds test that leaves out that side. The read "
@@ -246,6 +237,14 @@ static const char *transpose_hint(const struct problem *p, const struct stage *s
                  wrong_bottom ? full_rows : full_cols);
         return hint;
     }
+    /* Last, a value that no element of in holds, yet not the poison (never
+     * written): in a stage whose values all pass through shared memory it
+     * came from a word of the tile that no element of in was loaded into. */
+    if ((tile || facts(s)->windows) && from < 0 && !is_poison(&got[k], sizeof *got))
+        return "out holds a value that no element of in has: it came from a word of the tile in "
+               "shared memory that no element of in was loaded into. Either the tile was read "
+               "before a __syncthreads() made it ready, or the reads reach a part of it that the "
+               "loads leave out";
     return NULL;
 }
 
