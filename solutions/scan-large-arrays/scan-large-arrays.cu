@@ -52,8 +52,18 @@ __device__ void load_tile(const T *in, size_t base, size_t n, T (&x)[ITEMS])
         for (int k = 0; k < ITEMS / 4; k++)
             s4[k * blockDim.x + tid] = in4[k * blockDim.x + tid];
     } else {
-        for (unsigned k = tid; k < tile; k += blockDim.x)
-            s[k] = base + k < n ? in[base + k] : T(0);
+        /* A tile that reaches past n, one value at a time: all ITEMS loads
+         * leave before the first returns (a loop that waited for each made
+         * the last tile take three times as long as the others, and the
+         * whole scan wait for it: results/H100.md). */
+#pragma unroll
+        for (int k = 0; k < ITEMS; k++) {
+            size_t i = base + k * blockDim.x + tid;
+            x[k] = i < n ? in[i] : T(0);
+        }
+#pragma unroll
+        for (int k = 0; k < ITEMS; k++)
+            s[k * blockDim.x + tid] = x[k];
     }
     __syncthreads();
     const T4 *mine = reinterpret_cast<const T4 *>(s + tid * ITEMS);
@@ -84,9 +94,10 @@ __device__ void store_tile(T *out, size_t base, size_t n, const T (&y)[ITEMS])
         for (int k = 0; k < ITEMS / 4; k++)
             out4[k * blockDim.x + tid] = s4[k * blockDim.x + tid];
     } else {
-        for (unsigned k = tid; k < tile; k += blockDim.x)
-            if (base + k < n)
-                out[base + k] = s[k];
+#pragma unroll
+        for (int k = 0; k < ITEMS; k++)
+            if (base + k * blockDim.x + tid < n)
+                out[base + k * blockDim.x + tid] = s[k * blockDim.x + tid];
     }
 }
 
