@@ -14,6 +14,12 @@
  * warps' totals in only as many steps as there are warps ("twoN": 3 for 8
  * warps, not 5), both ("twoEN"), and both with streaming loads and stores
  * ("twoENS"); every ratio beside CUB's in the same run, three repeats.
+ * With the argument 4 (a fourth set): CUB's own block scans side by side,
+ * the library row's default (BLOCK_SCAN_RAKING, "lib": warp 0 rakes the
+ * block's values serially, then scans), BLOCK_SCAN_WARP_SCANS ("libW": the
+ * idea of stage 3, in CUB's hands) and BLOCK_SCAN_RAKING_MEMOIZE ("libM");
+ * stage 3 as it is ("two"), stage 3 with the block's size known when it
+ * compiles ("twoC"), and the second set's closest ("unrS"); three repeats.
  *   nvcc -O3 -arch=sm_90 -std=c++17 scan-hs-warp-totals.cu -o scan-hs-warp-totals
  */
 #include <cub/cub.cuh>
@@ -168,6 +174,30 @@ template <typename T, int TH> __global__ void lib(const T *__restrict__ in, T *_
     if (inclusive) scan(temp).InclusiveSum(x, x); else scan(temp).ExclusiveSum(x, x);
     if (i < n) out[i] = x;
 }
+// the fourth set: CUB's other block scans, and stage 3 with a compile-time block
+template <typename T, int TH, cub::BlockScanAlgorithm ALG> __global__ void libA(const T *__restrict__ in, T *__restrict__ out, size_t n, bool inclusive)
+{
+    typedef cub::BlockScan<T, TH, ALG> scan;
+    __shared__ typename scan::TempStorage temp;
+    size_t i = blockIdx.x * (size_t)TH + threadIdx.x;
+    T x = i < n ? in[i] : T(0);
+    if (inclusive) scan(temp).InclusiveSum(x, x); else scan(temp).ExclusiveSum(x, x);
+    if (i < n) out[i] = x;
+}
+template <typename T, int TH> __global__ void twoC(const T *__restrict__ in, T *__restrict__ out, size_t n, bool inclusive)
+{
+    __shared__ T warp_totals[32];
+    unsigned tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
+    size_t i = blockIdx.x * (size_t)TH + tid;
+    T v = wscan(i < n ? in[i] : T(0));
+    if (lane == 31) warp_totals[warp] = v;
+    __syncthreads();
+    if (warp == 0) { T t = lane < TH / 32 ? warp_totals[lane] : T(0); warp_totals[lane] = wscan(t); }
+    __syncthreads();
+    T before = warp > 0 ? warp_totals[warp - 1] : T(0);
+    T below = __shfl_up_sync(FULL, v, 1);
+    if (i < n) out[i] = before + (inclusive ? v : lane > 0 ? below : T(0));
+}
 template <typename F> float med(F f)
 {
     cudaEvent_t a, b; cudaEventCreate(&a); cudaEventCreate(&b);
@@ -218,6 +248,27 @@ static int third_set(int *in, int *out, int *ref)
     }
     return 0;
 }
+static int fourth_set(int *in, int *out, int *ref)
+{
+    printf("%-6s %-4s %9s %9s %9s %9s %9s %9s %9s  libW libM two twoC unrS over lib (repeat 3)\n", "n", "incl", "copy", "lib", "libW", "libM", "two", "twoC", "unrS");
+    for (int rep = 0; rep < 3; rep++)
+    for (int e : {22, 24, 26, 28}) for (int inc : {0, 1}) {
+        size_t n = 1ull << e; unsigned g = (unsigned)((n + 255) / 256);
+        float c = med([&] { cudaMemcpyAsync(out, in, n * 4, cudaMemcpyDeviceToDevice); });
+        float l = med([&] { lib<int, 256><<<g, 256>>>(in, ref, n, inc); });
+        std::vector<int> a(n), b(n); cudaMemcpy(a.data(), ref, n * 4, cudaMemcpyDeviceToHost);
+        bool ok = true;
+        auto check = [&] { cudaMemcpy(b.data(), out, n * 4, cudaMemcpyDeviceToHost); ok = ok && a == b; };
+        float t0 = med([&] { libA<int, 256, cub::BLOCK_SCAN_WARP_SCANS><<<g, 256>>>(in, out, n, inc); }); check();
+        float t1 = med([&] { libA<int, 256, cub::BLOCK_SCAN_RAKING_MEMOIZE><<<g, 256>>>(in, out, n, inc); }); check();
+        float t2 = med([&] { two<int><<<g, 256>>>(in, out, n, inc); }); check();
+        float t3 = med([&] { twoC<int, 256><<<g, 256>>>(in, out, n, inc); }); check();
+        float t4 = med([&] { unrX<int, 8, true, false><<<g, 256>>>(in, out, n, inc); }); check();
+        printf("2^%-4d %-4d %9.4f %9.4f %9.4f %9.4f %9.4f %9.4f %9.4f  %.3f %.3f %.3f %.3f %.3f%s\n", e, inc, c, l, t0, t1, t2, t3, t4, t0 / l, t1 / l, t2 / l, t3 / l, t4 / l, ok ? "" : " WRONG");
+        fflush(stdout);
+    }
+    return 0;
+}
 int main(int argc, char **argv)
 {
     size_t most = 1ull << 28;
@@ -226,6 +277,7 @@ int main(int argc, char **argv)
     cudaMemcpy(in, h.data(), most * 4, cudaMemcpyHostToDevice);
     if (argc > 1 && argv[1][0] == '2') return second_set(in, out, ref);
     if (argc > 1 && argv[1][0] == '3') return third_set(in, out, ref);
+    if (argc > 1 && argv[1][0] == '4') return fourth_set(in, out, ref);
     printf("%-6s %-4s %9s %9s %9s %9s %9s %9s %9s  two one sum unr unr2 over lib (repeat 2)\n", "n", "incl", "copy", "lib", "two", "one", "sum", "unr", "unr2");
     for (int rep = 0; rep < 2; rep++)
     for (int e : {22, 24, 26, 28}) for (int inc : {0, 1}) {
