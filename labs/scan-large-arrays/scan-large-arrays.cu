@@ -54,8 +54,8 @@ __device__ void load_tile(const T *in, size_t base, size_t n, T (&x)[ITEMS])
     } else {
         /* A tile that reaches past n, one value at a time: all ITEMS loads
          * leave before the first returns (a loop that waited for each made
-         * the last tile take three times as long as the others, and the
-         * whole scan wait for it: results/H100.md). */
+         * the last tile load two to three times as long as the others, and
+         * the whole scan wait for it: results/H100.md). */
 #pragma unroll
         for (int k = 0; k < ITEMS; k++) {
             size_t i = base + k * blockDim.x + tid;
@@ -95,9 +95,11 @@ __device__ void store_tile(T *out, size_t base, size_t n, const T (&y)[ITEMS])
             out4[k * blockDim.x + tid] = s4[k * blockDim.x + tid];
     } else {
 #pragma unroll
-        for (int k = 0; k < ITEMS; k++)
-            if (base + k * blockDim.x + tid < n)
-                out[base + k * blockDim.x + tid] = s[k * blockDim.x + tid];
+        for (int k = 0; k < ITEMS; k++) {
+            size_t i = base + k * blockDim.x + tid;
+            if (i < n)
+                out[i] = s[k * blockDim.x + tid];
+        }
     }
 }
 
