@@ -206,68 +206,60 @@ template <typename F> float med(F f)
     for (int k = 0; k < 20; k++) { cudaEventRecord(a); f(); cudaEventRecord(b); cudaEventSynchronize(b); float ms; cudaEventElapsedTime(&ms, a, b); t.push_back(ms); }
     std::sort(t.begin(), t.end()); return t[10];
 }
-static int second_set(int *in, int *out, int *ref)
+// Sets 2 to 4: the copy, CUB's scan into ref, then five kernels, each checked
+// against ref; every ratio over CUB's time in the same run.
+typedef void (*launcher)(int *in, int *out, size_t n, unsigned grid, int inclusive);
+static int timed_set(int *in, int *out, int *ref, int repeats, const char *names[5], const launcher run[5])
 {
-    printf("%-6s %-4s %9s %9s %9s %9s %9s %9s %9s  two unr twoS unrS unrF over lib (repeat 2)\n", "n", "incl", "copy", "lib", "two", "unr", "twoS", "unrS", "unrF");
-    for (int rep = 0; rep < 2; rep++)
+    printf("%-6s %-4s %9s %9s", "n", "incl", "copy", "lib");
+    for (int k = 0; k < 5; k++) printf(" %9s", names[k]);
+    printf(" ");
+    for (int k = 0; k < 5; k++) printf(" %s", names[k]);
+    printf(" over lib (repeat %d)\n", repeats);
+    for (int rep = 0; rep < repeats; rep++)
     for (int e : {22, 24, 26, 28}) for (int inc : {0, 1}) {
         size_t n = 1ull << e; unsigned g = (unsigned)((n + 255) / 256);
         float c = med([&] { cudaMemcpyAsync(out, in, n * 4, cudaMemcpyDeviceToDevice); });
         float l = med([&] { lib<int, 256><<<g, 256>>>(in, ref, n, inc); });
         std::vector<int> a(n), b(n); cudaMemcpy(a.data(), ref, n * 4, cudaMemcpyDeviceToHost);
         bool ok = true;
-        auto check = [&] { cudaMemcpy(b.data(), out, n * 4, cudaMemcpyDeviceToHost); ok = ok && a == b; };
-        float t2 = med([&] { two<int><<<g, 256>>>(in, out, n, inc); }); check();
-        float tu = med([&] { unr<int, 8><<<g, 256>>>(in, out, n, inc); }); check();
-        float t2s = med([&] { twoS<int><<<g, 256>>>(in, out, n, inc); }); check();
-        float tus = med([&] { unrX<int, 8, true, false><<<g, 256>>>(in, out, n, inc); }); check();
-        float tuf = med([&] { unrX<int, 8, false, true><<<g, 256>>>(in, out, n, inc); }); check();
-        printf("2^%-4d %-4d %9.4f %9.4f %9.4f %9.4f %9.4f %9.4f %9.4f  %.3f %.3f %.3f %.3f %.3f%s\n", e, inc, c, l, t2, tu, t2s, tus, tuf, t2 / l, tu / l, t2s / l, tus / l, tuf / l, ok ? "" : " WRONG");
+        float t[5];
+        for (int k = 0; k < 5; k++) {
+            t[k] = med([&] { run[k](in, out, n, g, inc); });
+            cudaMemcpy(b.data(), out, n * 4, cudaMemcpyDeviceToHost); ok = ok && a == b;
+        }
+        printf("2^%-4d %-4d %9.4f %9.4f", e, inc, c, l);
+        for (int k = 0; k < 5; k++) printf(" %9.4f", t[k]);
+        printf(" ");
+        for (int k = 0; k < 5; k++) printf(" %.3f", t[k] / l);
+        printf("%s\n", ok ? "" : " WRONG");
         fflush(stdout);
     }
     return 0;
+}
+#define LAUNCH(...) [](int *in, int *out, size_t n, unsigned g, int inc) { __VA_ARGS__<<<g, 256>>>(in, out, n, inc); }
+static int second_set(int *in, int *out, int *ref)
+{
+    const char *names[5] = {"two", "unr", "twoS", "unrS", "unrF"};
+    const launcher run[5] = {LAUNCH(two<int>), LAUNCH(unr<int, 8>), LAUNCH(twoS<int>),
+                             LAUNCH(unrX<int, 8, true, false>), LAUNCH(unrX<int, 8, false, true>)};
+    return timed_set(in, out, ref, 2, names, run);
 }
 static int third_set(int *in, int *out, int *ref)
 {
-    printf("%-6s %-4s %9s %9s %9s %9s %9s %9s %9s  two twoE twoN twoEN twoENS over lib (repeat 3)\n", "n", "incl", "copy", "lib", "two", "twoE", "twoN", "twoEN", "twoENS");
-    for (int rep = 0; rep < 3; rep++)
-    for (int e : {22, 24, 26, 28}) for (int inc : {0, 1}) {
-        size_t n = 1ull << e; unsigned g = (unsigned)((n + 255) / 256);
-        float c = med([&] { cudaMemcpyAsync(out, in, n * 4, cudaMemcpyDeviceToDevice); });
-        float l = med([&] { lib<int, 256><<<g, 256>>>(in, ref, n, inc); });
-        std::vector<int> a(n), b(n); cudaMemcpy(a.data(), ref, n * 4, cudaMemcpyDeviceToHost);
-        bool ok = true;
-        auto check = [&] { cudaMemcpy(b.data(), out, n * 4, cudaMemcpyDeviceToHost); ok = ok && a == b; };
-        float t0 = med([&] { twoX<int, false, false, false><<<g, 256>>>(in, out, n, inc); }); check();
-        float t1 = med([&] { twoX<int, true, false, false><<<g, 256>>>(in, out, n, inc); }); check();
-        float t2 = med([&] { twoX<int, false, true, false><<<g, 256>>>(in, out, n, inc); }); check();
-        float t3 = med([&] { twoX<int, true, true, false><<<g, 256>>>(in, out, n, inc); }); check();
-        float t4 = med([&] { twoX<int, true, true, true><<<g, 256>>>(in, out, n, inc); }); check();
-        printf("2^%-4d %-4d %9.4f %9.4f %9.4f %9.4f %9.4f %9.4f %9.4f  %.3f %.3f %.3f %.3f %.3f%s\n", e, inc, c, l, t0, t1, t2, t3, t4, t0 / l, t1 / l, t2 / l, t3 / l, t4 / l, ok ? "" : " WRONG");
-        fflush(stdout);
-    }
-    return 0;
+    const char *names[5] = {"two", "twoE", "twoN", "twoEN", "twoENS"};
+    const launcher run[5] = {LAUNCH(twoX<int, false, false, false>), LAUNCH(twoX<int, true, false, false>),
+                             LAUNCH(twoX<int, false, true, false>), LAUNCH(twoX<int, true, true, false>),
+                             LAUNCH(twoX<int, true, true, true>)};
+    return timed_set(in, out, ref, 3, names, run);
 }
 static int fourth_set(int *in, int *out, int *ref)
 {
-    printf("%-6s %-4s %9s %9s %9s %9s %9s %9s %9s  libW libM two twoC unrS over lib (repeat 3)\n", "n", "incl", "copy", "lib", "libW", "libM", "two", "twoC", "unrS");
-    for (int rep = 0; rep < 3; rep++)
-    for (int e : {22, 24, 26, 28}) for (int inc : {0, 1}) {
-        size_t n = 1ull << e; unsigned g = (unsigned)((n + 255) / 256);
-        float c = med([&] { cudaMemcpyAsync(out, in, n * 4, cudaMemcpyDeviceToDevice); });
-        float l = med([&] { lib<int, 256><<<g, 256>>>(in, ref, n, inc); });
-        std::vector<int> a(n), b(n); cudaMemcpy(a.data(), ref, n * 4, cudaMemcpyDeviceToHost);
-        bool ok = true;
-        auto check = [&] { cudaMemcpy(b.data(), out, n * 4, cudaMemcpyDeviceToHost); ok = ok && a == b; };
-        float t0 = med([&] { libA<int, 256, cub::BLOCK_SCAN_WARP_SCANS><<<g, 256>>>(in, out, n, inc); }); check();
-        float t1 = med([&] { libA<int, 256, cub::BLOCK_SCAN_RAKING_MEMOIZE><<<g, 256>>>(in, out, n, inc); }); check();
-        float t2 = med([&] { two<int><<<g, 256>>>(in, out, n, inc); }); check();
-        float t3 = med([&] { twoC<int, 256><<<g, 256>>>(in, out, n, inc); }); check();
-        float t4 = med([&] { unrX<int, 8, true, false><<<g, 256>>>(in, out, n, inc); }); check();
-        printf("2^%-4d %-4d %9.4f %9.4f %9.4f %9.4f %9.4f %9.4f %9.4f  %.3f %.3f %.3f %.3f %.3f%s\n", e, inc, c, l, t0, t1, t2, t3, t4, t0 / l, t1 / l, t2 / l, t3 / l, t4 / l, ok ? "" : " WRONG");
-        fflush(stdout);
-    }
-    return 0;
+    const char *names[5] = {"libW", "libM", "two", "twoC", "unrS"};
+    const launcher run[5] = {LAUNCH(libA<int, 256, cub::BLOCK_SCAN_WARP_SCANS>),
+                             LAUNCH(libA<int, 256, cub::BLOCK_SCAN_RAKING_MEMOIZE>), LAUNCH(two<int>),
+                             LAUNCH(twoC<int, 256>), LAUNCH(unrX<int, 8, true, false>)};
+    return timed_set(in, out, ref, 3, names, run);
 }
 int main(int argc, char **argv)
 {
