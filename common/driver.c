@@ -42,7 +42,7 @@
 
 #include "workbook.h"
 
-enum { WARMUP = 3, REPS = 20, STAGE_SECONDS = 60 };
+enum { WARMUP = 3, REPS = 20, STAGE_SECONDS = 60, UNDER_TOOL_TIMES = 10 };
 
 /* ---- options ------------------------------------------------------------ */
 
@@ -220,28 +220,37 @@ static void answer(const struct lab *lab, const char *question)
  * which. Under the emulation those are seconds of every core's CPU time
  * (as long on an idle machine), so that a machine busy with other work
  * does not stop a stage that is only slow; four times as long on the clock
- * still stops one that waits without computing. */
-static char running[160];
+ * still stops one that waits without computing. Under make profile or make
+ * sanitize (WORKBOOK_TOOL names the tool and what it does) every kernel runs
+ * several times or has each access watched, and a stage that is right may
+ * need minutes: UNDER_TOOL_TIMES as long, and the tool named as a cause. */
+static char running[160], slow[200];
 
 static void on_alarm(int sig)
 {
     (void)sig;
-    const char *why = gpu_emulated() ? "under EMU=1 a large N can take this long: try a smaller "
-                                       "N. Otherwise, " : "";
-    if (write(STDOUT_FILENO, running, strlen(running)) < 0 ||
-        write(STDOUT_FILENO, " did not finish: ", 17) < 0 || write(STDOUT_FILENO, why, strlen(why)) < 0)
-        _exit(3);
-    why = hang_advice(workbook_lab);
-    if (write(STDOUT_FILENO, why, strlen(why)) < 0 || write(STDOUT_FILENO, "\n", 1) < 0)
-        _exit(3);
+    const char *why = hang_advice(workbook_lab);
+    const char *parts[] = {running, " did not finish: ", slow, why, "\n"};
+    for (size_t k = 0; k < sizeof parts / sizeof parts[0]; k++)
+        if (write(STDOUT_FILENO, parts[k], strlen(parts[k])) < 0)
+            break;
     _exit(3);
 }
 
 static void watch(const char *what, const struct stage *s)
 {
     snprintf(running, sizeof running, "\n%s stage %s (%s)", what, s->id, s->idea);
+    const char *tool = getenv("WORKBOOK_TOOL");
+    if (gpu_emulated())
+        snprintf(slow, sizeof slow, "under EMU=1 a large N can take this long: try a smaller N. "
+                                    "Otherwise, ");
+    else if (tool && *tool)
+        snprintf(slow, sizeof slow, "under %s, a large N can take this long: try a smaller N. "
+                                    "Otherwise, ", tool);
+    else
+        *slow = '\0';
     if (!gpu_emulated()) {
-        alarm(STAGE_SECONDS);
+        alarm(tool && *tool ? UNDER_TOOL_TIMES * STAGE_SECONDS : STAGE_SECONDS);
         return;
     }
     long cores = sysconf(_SC_NPROCESSORS_ONLN);

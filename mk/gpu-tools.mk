@@ -63,7 +63,8 @@ endif
 sanitize: $(BINARIES)
 	@command -v $(SANITIZER) > /dev/null || { echo "compute-sanitizer not found at \
 	$(SANITIZER): it comes with the CUDA toolkit (CUDA=/path/to/cuda, or SANITIZER=...)"; exit 1; }
-	$(CHOICES) ONCE=1 $(SANITIZER) --tool $(TOOL) --error-exitcode 1 --print-limit 10 \
+	$(CHOICES) ONCE=1 WORKBOOK_TOOL="compute-sanitizer's $(TOOL), which watches every access" \
+	  $(SANITIZER) --tool $(TOOL) --error-exitcode 1 --print-limit 10 \
 	  $(SANITIZERFLAGS) $(BUILD)/$(TREE)/$(SELECTED)/run
 
 # --clock-control none: the GPU at the clocks the run table sees (ncu would
@@ -71,7 +72,8 @@ sanitize: $(BINARIES)
 profile: $(BINARIES)
 	@command -v $(NCU) > /dev/null || { echo "Nsight Compute (ncu) not found: it comes with \
 	the CUDA toolkit (CUDA=/path/to/cuda, or NCU=/path/to/ncu)"; exit 1; }
-	$(CHOICES) ONCE=1 $(NCU) --profile-from-start off --clock-control none \
+	$(CHOICES) ONCE=1 WORKBOOK_TOOL="Nsight Compute, which runs each kernel once a pass of \
+	  its counters" $(NCU) --profile-from-start off --clock-control none \
 	  --metrics $(subst $(space),$(comma),$(strip $(PROFILE_METRICS))) $(NCUFLAGS) \
 	  $(BUILD)/$(TREE)/$(SELECTED)/run
 

@@ -38,16 +38,21 @@ make --no-print-directory bench LAB=map EMU=1 > "$tmp/refused.log" 2>&1 &&
     fail "make bench EMU=1 did not say why, in one line"
 
 # make profile's counters (what make -n would run: no GPU here): METRICS= adds
-# to the list; a second --metrics in NCUFLAGS is refused, for profile only
+# to the list; a second --metrics in NCUFLAGS is refused, for profile only;
+# both tools are named to the driver, which gives a stage longer under them
 make --no-print-directory -n profile LAB=map ARCH=90 EMU=0 METRICS=x.sum,y.sum > "$tmp/profile.log" 2>&1
 grep -q -- '--metrics [^ ]*,x\.sum,y\.sum ' "$tmp/profile.log" ||
     fail "make profile METRICS=x.sum,y.sum did not add both to Nsight Compute's --metrics"
+grep -q 'WORKBOOK_TOOL="Nsight Compute, ' "$tmp/profile.log" ||
+    fail "make profile did not name Nsight Compute to the driver (its longer time limit and hang message)"
 make --no-print-directory -n profile LAB=map ARCH=90 EMU=0 NCUFLAGS='--metrics x' > "$tmp/profile.log" 2>&1 &&
     fail "make profile with --metrics in NCUFLAGS did not refuse"
 grep -q 'give your counters as METRICS=' "$tmp/profile.log" ||
     fail "make profile's refusal of --metrics in NCUFLAGS did not say to use METRICS="
-make --no-print-directory -n sanitize LAB=map ARCH=90 EMU=0 NCUFLAGS='--metrics x' > "$tmp/profile.log" 2>&1 ||
-    fail "make sanitize refused an NCUFLAGS it does not use"
+make --no-print-directory -n sanitize LAB=map ARCH=90 EMU=0 TOOL=racecheck NCUFLAGS='--metrics x' \
+    > "$tmp/profile.log" 2>&1 || fail "make sanitize refused an NCUFLAGS it does not use"
+grep -q "WORKBOOK_TOOL=\"compute-sanitizer's racecheck, " "$tmp/profile.log" ||
+    fail "make sanitize TOOL=racecheck did not name its tool to the driver"
 
 BENCH_SIZES="2^10 2^12" COMMIT=tested tools/bench.sh build/emu/solutions "$tmp/good" map transpose \
     > "$tmp/good.log" 2>&1 || { cat "$tmp/good.log"; fail "tools/bench.sh failed on the solutions"; }
@@ -160,5 +165,6 @@ scsv=$tmp/skeleton/CPU-emulation/map.csv
 grep -q "one thread per element" "${scsv%.csv}.svg" && fail "the skeleton's plot shows a wrong stage"
 
 [ $status = 0 ] && echo "bench-test: the CSV and the plots of a tiny emulated sweep are right, one a" \
-    "variant with VARIANT=all or joined from a run a variant, each stage named by its idea; make bench EMU=1 refuses; make profile takes METRICS="
+    "variant with VARIANT=all or joined from a run a variant, each stage named by its idea; make bench EMU=1" \
+    "refuses; make profile takes METRICS=; profile and sanitize name their tool to the driver"
 exit $status
