@@ -711,7 +711,7 @@ static void sweep_row(struct problem *p, const struct stage *s, int threads, dou
 
 static void sweep(struct problem *p, const struct stage *s, double copy_gbps)
 {
-    static const int blocks[] = {32, 33, 64, 65, 96, 128, 192, 256, 257, 512, 768, 1000, 1024};
+    static const int blocks[] = {32, 33, 64, 65, 96, 128, 192, 256, 257, 384, 512, 768, 1000, 1024};
     printf("\nBlock-size sweep of stage %s (%s), %s = %s:\n", s->id, s->idea,
            p->cols ? "rows x cols" : "n", size_text(p->n, p->cols));
     print_header(sweep_columns);
