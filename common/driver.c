@@ -241,16 +241,14 @@ static void watch(const char *what, const struct stage *s)
 {
     snprintf(running, sizeof running, "\n%s stage %s (%s)", what, s->id, s->idea);
     const char *tool = getenv("WORKBOOK_TOOL");
-    if (gpu_emulated())
-        snprintf(slow, sizeof slow, "under EMU=1 a large N can take this long: try a smaller N. "
-                                    "Otherwise, ");
-    else if (tool && *tool)
+    tool = tool && *tool ? tool : NULL;
+    const char *slowed_by = gpu_emulated() ? "EMU=1" : tool; /* NULL: nothing slows it */
+    *slow = '\0';
+    if (slowed_by)
         snprintf(slow, sizeof slow, "under %s, a large N can take this long: try a smaller N. "
-                                    "Otherwise, ", tool);
-    else
-        *slow = '\0';
+                                    "Otherwise, ", slowed_by);
     if (!gpu_emulated()) {
-        alarm(tool && *tool ? UNDER_TOOL_TIMES * STAGE_SECONDS : STAGE_SECONDS);
+        alarm(tool ? UNDER_TOOL_TIMES * STAGE_SECONDS : STAGE_SECONDS);
         return;
     }
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
