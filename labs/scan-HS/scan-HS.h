@@ -11,6 +11,11 @@
  * 32 lanes. */
 static inline size_t hs_segment(int block) { return (size_t)(block + 31) / 32 * 32; }
 
+/* Stage 4's blocks scan SEGMENTS4 neighbouring segments each, every thread
+ * one value of each: SEGMENTS4 loads a thread in flight, where stage 3 had
+ * one (handouts/04-scan-HS.md says why that was its limit). */
+enum { SEGMENTS4 = 4 };
+
 /* scan-HS.cu's stage table, and the library row (tests/scan-HS) */
 LAB_EXPORT const struct stage scan_hs_stages[];
 LAB_EXPORT const struct stage scan_hs_library;

@@ -2,7 +2,7 @@
  * inclusive and exclusive.
  *
  * Each block scans its own segment of blockDim.x values, one value per
- * thread; the tests check one segment (n up to a block) and many at once,
+ * thread (stage 4's blocks scan SEGMENTS4 segments side by side); the tests check one segment (n up to a block) and many at once,
  * which is also how the run table measures throughput. Hillis and Steele's
  * scan takes log2(blockDim.x) steps; in step k every value adds the one
  * 2^k places before it. It does n log n adds where a loop does n, but
@@ -186,11 +186,71 @@ static void scan_hs_stage3(const struct args *a, int block)
     launch(a, block, scan_hs_stage3_kernel<int>, scan_hs_stage3_kernel<float>);
 }
 
+/* ---- stage 4 ------------------------------------------------------------ */
+
+template <typename T>
+__global__ void scan_hs_stage4_kernel(const T *__restrict__ in, T *__restrict__ out, size_t n,
+                                      bool inclusive)
+{
+    /* STUDENT stage 4 -------------------------------------------------------
+     * Goal: stage 3's scan, on SEGMENTS4 segments a block. This block's
+     *       segment s (0 <= s < SEGMENTS4) starts at value
+     *       (blockIdx.x * SEGMENTS4 + s) * blockDim.x; thread tid keeps its
+     *       value of each in  T v[SEGMENTS4];
+     * Keep: all the loads first, before any shuffle or barrier, so that
+     *       each thread has SEGMENTS4 loads waiting at once (stage 3's had
+     *       one). Then stage 3's steps for every segment, with the totals in
+     *       __shared__ T warp_totals[SEGMENTS4][32];  and only two
+     *       barriers in all, shared by the segments.
+     * Hint: warp w scans the totals of segments w, w + warps, ... (a block
+     *       of one warp scans them all). Loops over s up to the constant
+     *       SEGMENTS4 under #pragma unroll keep v in registers.
+     */
+    __shared__ T warp_totals[SEGMENTS4][32];
+    unsigned tid = threadIdx.x, lane = tid % 32, warp = tid / 32, warps = blockDim.x / 32;
+    size_t first = (size_t)blockIdx.x * SEGMENTS4 * blockDim.x + tid;
+    T v[SEGMENTS4];
+#pragma unroll
+    for (int s = 0; s < SEGMENTS4; s++) {
+        size_t i = first + (size_t)s * blockDim.x;
+        v[s] = i < n ? in[i] : T(0);
+    }
+#pragma unroll
+    for (int s = 0; s < SEGMENTS4; s++) {
+        v[s] = warp_scan_inclusive(v[s]);
+        if (lane == 31)
+            warp_totals[s][warp] = v[s];
+    }
+    __syncthreads();
+    for (unsigned s = warp; s < SEGMENTS4; s += warps) {
+        T total = lane < warps ? warp_totals[s][lane] : T(0);
+        warp_totals[s][lane] = warp_scan_inclusive(total);
+    }
+    __syncthreads();
+#pragma unroll
+    for (int s = 0; s < SEGMENTS4; s++) {
+        size_t i = first + (size_t)s * blockDim.x;
+        T before = warp > 0 ? warp_totals[s][warp - 1] : T(0);
+        T below = __shfl_up_sync(FULL_WARP, v[s], 1);
+        if (i < n)
+            out[i] = before + (inclusive ? v[s] : lane > 0 ? below : T(0));
+    }
+    /* END STUDENT */
+}
+
+static void scan_hs_stage4(const struct args *a, int block)
+{
+    size_t segment = hs_segment(block);
+    launch_segments(a, (unsigned)segment, SEGMENTS4 * segment, scan_hs_stage4_kernel<int>,
+                    scan_hs_stage4_kernel<float>);
+}
+
 /* ---- the stage table: the tests, the driver and the run table read it --- */
 
 const struct stage scan_hs_stages[] = {
     {"1", "double-buffered shared memory", scan_hs_stage1},
     {"2", "in place: a register, two barriers a step", scan_hs_stage2},
     {"3", "warp shuffles, then a scan of warp totals", scan_hs_stage3},
+    {"4", "several segments a block, all loads first", scan_hs_stage4},
     {NULL, NULL, NULL},
 };

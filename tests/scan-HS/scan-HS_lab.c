@@ -10,14 +10,17 @@
 static void scan_hs_setup(struct problem *p) { scan_setup(p, hs_segment(p->block), false); }
 static void scan_hs_reference(struct problem *p) { scan_reference(p, hs_segment(p->block)); }
 
-/* Stage 3 scans each warp with shuffles, then the warps' totals; the others
- * go step by step over the whole segment. */
+/* Stages 3 and 4 scan each warp with shuffles, then the warps' totals; the
+ * others go step by step over the whole segment. A block scans one segment,
+ * or stage 4's SEGMENTS4 side by side. */
 struct facts {
     const char *id;
     bool warp_scans;
+    unsigned segments; /* a block's */
 };
 static const struct facts scan_hs_facts[] = {
-    {"1", false}, {"2", false}, {"3", true}, {"lib", false}, {NULL, false},
+    {"1", false, 1}, {"2", false, 1}, {"3", true, 1}, {"4", true, SEGMENTS4}, {"lib", false, 1},
+    {NULL, false, 1},
 };
 
 static const char *scan_hs_hint(const struct problem *p, const struct stage *s,
@@ -26,9 +29,9 @@ static const char *scan_hs_hint(const struct problem *p, const struct stage *s,
     size_t segment = hs_segment(p->block);
     const char *hint = scan_hint_any(p, b);
     if (!hint && facts(s)->warp_scans && scan_off_per_run(p, b, 32, segment))
-        hint = "each warp's scan is right on its own, but from a block's second warp on each "
-               "warp is off by one amount: the totals of the warps before it were not added in "
-               "(or were read before a __syncthreads() made them ready)";
+        hint = "each warp's scan is right on its own, but from a segment's second warp on each "
+               "warp is off by one amount: it did not add the totals of the warps before it in "
+               "its own segment (or read them before a __syncthreads() made them ready)";
     if (!hint && !facts(s)->warp_scans)
         hint = scan_hint_steps(p, b, m, segment);
     return hint;
@@ -40,6 +43,11 @@ static int scan_hs_threads(const struct stage *s, int block)
     return (int)hs_segment(block);
 }
 
+static size_t scan_hs_tile(const struct stage *s, int block)
+{
+    return facts(s)->segments * hs_segment(block);
+}
+
 /* What each stage's kernel must show besides right outputs (workbook.h,
  * struct technique), in the words of handouts/04-scan-HS.md. */
 static const struct technique scan_HS_techniques[] = {
@@ -49,6 +57,13 @@ static const struct technique scan_HS_techniques[] = {
     {"3", "warp shuffles, then a scan of the warps' totals",
      {{warp_shuffles, AT_LEAST, 1, "no warp shuffles"},
       {barriers_per_block, AT_MOST, 4, "a barrier at every step: the warps do not scan alone"}}},
+    {"4", "several segments a block, every load before the first barrier",
+     {{elements_per_thread, AT_LEAST, 2,
+       "one value a thread: each block scans one segment, so each thread has one load in flight"},
+      {warp_shuffles, AT_LEAST, 1, "no warp shuffles"},
+      {barriers_per_block, AT_MOST, 4,
+       "more than two barriers a block: the segments do not share them, so their loads do "
+       "not wait together"}}},
     {NULL},
 };
 
@@ -59,6 +74,7 @@ const struct lab scan_HS_lab = {
     .variants = scan_variants,
     .library = &scan_hs_library,
     .threads = scan_hs_threads,
+    .tile = scan_hs_tile,
     .sweep_stage = "3",
     .args_size = sizeof(struct args),
     .setup = scan_hs_setup,

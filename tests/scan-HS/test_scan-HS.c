@@ -10,3 +10,4 @@
 STAGE_TESTS(scan_HS, 1)
 STAGE_TESTS(scan_HS, 2)
 STAGE_TESTS(scan_HS, 3)
+STAGE_TESTS(scan_HS, 4)
