@@ -20,6 +20,11 @@
  * idea of stage 3, in CUB's hands) and BLOCK_SCAN_RAKING_MEMOIZE ("libM");
  * stage 3 as it is ("two"), stage 3 with the block's size known when it
  * compiles ("twoC"), and the second set's closest ("unrS"); three repeats.
+ * With the argument 5 (a fifth set): stage 3's scan over 2 or 4 segments a
+ * block, every thread loading its value of each before scanning any
+ * ("seg2", "seg4"); persistent blocks that load the next segment's value
+ * before scanning the current one ("pipe"); and cub::BlockScan given the
+ * same loads first ("lib2", "lib4"); three repeats.
  *   nvcc -O3 -arch=sm_90 -std=c++17 scan-hs-warp-totals.cu -o scan-hs-warp-totals
  */
 #include <cub/cub.cuh>
@@ -198,6 +203,67 @@ template <typename T, int TH> __global__ void twoC(const T *__restrict__ in, T *
     T below = __shfl_up_sync(FULL, v, 1);
     if (i < n) out[i] = before + (inclusive ? v : lane > 0 ? below : T(0));
 }
+// the fifth set: S segments a block, each thread loading one value of each
+// before it scans any (S loads in flight, one pair of barriers for S scans);
+// "pipe": persistent blocks, each loading its next segment's value before it
+// scans the current one; libS: cub::BlockScan given the same S loads first
+template <typename T, int S> __global__ void segs(const T *__restrict__ in, T *__restrict__ out, size_t n, bool inclusive)
+{
+    __shared__ T warp_totals[S][32];
+    unsigned tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
+    size_t first = blockIdx.x * (size_t)blockDim.x * S + tid;
+    T v[S];
+#pragma unroll
+    for (int s = 0; s < S; s++) { size_t i = first + s * (size_t)blockDim.x; v[s] = i < n ? in[i] : T(0); }
+#pragma unroll
+    for (int s = 0; s < S; s++) { v[s] = wscan(v[s]); if (lane == 31) warp_totals[s][warp] = v[s]; }
+    __syncthreads();
+    if (warp < S) { T t = lane < blockDim.x / 32 ? warp_totals[warp][lane] : T(0); warp_totals[warp][lane] = wscan(t); }
+    __syncthreads();
+#pragma unroll
+    for (int s = 0; s < S; s++) {
+        size_t i = first + s * (size_t)blockDim.x;
+        T before = warp > 0 ? warp_totals[s][warp - 1] : T(0);
+        T below = __shfl_up_sync(FULL, v[s], 1);
+        if (i < n) out[i] = before + (inclusive ? v[s] : lane > 0 ? below : T(0));
+    }
+}
+template <typename T> __global__ void pipe(const T *__restrict__ in, T *__restrict__ out, size_t n, bool inclusive)
+{
+    __shared__ T warp_totals[2][32];
+    unsigned tid = threadIdx.x, lane = tid % 32, warp = tid / 32, b = 0;
+    size_t segments = (n + blockDim.x - 1) / blockDim.x, seg = blockIdx.x;
+    size_t i = seg * blockDim.x + tid;
+    T x = seg < segments && i < n ? in[i] : T(0);
+    for (; seg < segments; seg += gridDim.x, b ^= 1) {
+        size_t j = (seg + gridDim.x) * blockDim.x + tid;
+        T next = seg + gridDim.x < segments && j < n ? in[j] : T(0);
+        T v = wscan(x);
+        if (lane == 31) warp_totals[b][warp] = v;
+        __syncthreads();
+        if (warp == 0) { T t = lane < blockDim.x / 32 ? warp_totals[b][lane] : T(0); warp_totals[b][lane] = wscan(t); }
+        __syncthreads();
+        T before = warp > 0 ? warp_totals[b][warp - 1] : T(0);
+        T below = __shfl_up_sync(FULL, v, 1);
+        if (i < n) out[i] = before + (inclusive ? v : lane > 0 ? below : T(0));
+        i = j; x = next;
+    }
+}
+template <typename T, int TH, int S> __global__ void libS(const T *__restrict__ in, T *__restrict__ out, size_t n, bool inclusive)
+{
+    typedef cub::BlockScan<T, TH> scan;
+    __shared__ typename scan::TempStorage temp[S];
+    size_t first = blockIdx.x * (size_t)TH * S + threadIdx.x;
+    T x[S];
+#pragma unroll
+    for (int s = 0; s < S; s++) { size_t i = first + s * (size_t)TH; x[s] = i < n ? in[i] : T(0); }
+#pragma unroll
+    for (int s = 0; s < S; s++) {
+        if (inclusive) scan(temp[s]).InclusiveSum(x[s], x[s]); else scan(temp[s]).ExclusiveSum(x[s], x[s]);
+        size_t i = first + s * (size_t)TH;
+        if (i < n) out[i] = x[s];
+    }
+}
 template <typename F> float med(F f)
 {
     cudaEvent_t a, b; cudaEventCreate(&a); cudaEventCreate(&b);
@@ -209,6 +275,7 @@ template <typename F> float med(F f)
 // Sets 2 to 4: the copy, CUB's scan into ref, then five kernels, each checked
 // against ref; every ratio over CUB's time in the same run.
 typedef void (*launcher)(int *in, int *out, size_t n, unsigned grid, int inclusive);
+static unsigned resident_grid; // the fifth set's persistent blocks: 8 of 256 threads an SM
 static int timed_set(int *in, int *out, int *ref, int repeats, const char *names[5], const launcher run[5])
 {
     printf("%-6s %-4s %9s %9s", "n", "incl", "copy", "lib");
@@ -261,6 +328,16 @@ static int fourth_set(int *in, int *out, int *ref)
                              LAUNCH(twoC<int, 256>), LAUNCH(unrX<int, 8, true, false>)};
     return timed_set(in, out, ref, 3, names, run);
 }
+#define LAUNCH_SEGS(S, ...) [](int *in, int *out, size_t n, unsigned g, int inc) { __VA_ARGS__<<<(g + S - 1) / S, 256>>>(in, out, n, inc); }
+static int fifth_set(int *in, int *out, int *ref)
+{
+    int sms; cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0); resident_grid = 8u * sms;
+    const char *names[5] = {"seg2", "seg4", "pipe", "lib2", "lib4"};
+    const launcher run[5] = {LAUNCH_SEGS(2, segs<int, 2>), LAUNCH_SEGS(4, segs<int, 4>),
+                             [](int *in, int *out, size_t n, unsigned g, int inc) { pipe<int><<<g < resident_grid ? g : resident_grid, 256>>>(in, out, n, inc); },
+                             LAUNCH_SEGS(2, libS<int, 256, 2>), LAUNCH_SEGS(4, libS<int, 256, 4>)};
+    return timed_set(in, out, ref, 3, names, run);
+}
 int main(int argc, char **argv)
 {
     size_t most = 1ull << 28;
@@ -270,6 +347,7 @@ int main(int argc, char **argv)
     if (argc > 1 && argv[1][0] == '2') return second_set(in, out, ref);
     if (argc > 1 && argv[1][0] == '3') return third_set(in, out, ref);
     if (argc > 1 && argv[1][0] == '4') return fourth_set(in, out, ref);
+    if (argc > 1 && argv[1][0] == '5') return fifth_set(in, out, ref);
     printf("%-6s %-4s %9s %9s %9s %9s %9s %9s %9s  two one sum unr unr2 over lib (repeat 2)\n", "n", "incl", "copy", "lib", "two", "one", "sum", "unr", "unr2");
     for (int rep = 0; rep < 2; rep++)
     for (int e : {22, 24, 26, 28}) for (int inc : {0, 1}) {
