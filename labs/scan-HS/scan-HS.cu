@@ -139,8 +139,8 @@ __global__ void scan_hs_stage4_kernel(const T *__restrict__ in, T *__restrict__ 
     /* TODO stage 4 ----------------------------------------------------------
      * Goal: stage 3's scan, on SEGMENTS4 segments a block. This block's
      *       segment s (0 <= s < SEGMENTS4) starts at value
-     *       (blockIdx.x * SEGMENTS4 + s) * blockDim.x; thread tid keeps its
-     *       value of each in  T v[SEGMENTS4];
+     *       (blockIdx.x * SEGMENTS4 + s) * blockDim.x (as size_t); thread
+     *       tid keeps its value of each in  T v[SEGMENTS4];
      * Keep: all the loads first, before any shuffle or barrier, so that
      *       each thread has SEGMENTS4 loads waiting at once (stage 3's had
      *       one). Then stage 3's steps for every segment, with the totals in
