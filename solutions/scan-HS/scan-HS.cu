@@ -2,10 +2,11 @@
  * inclusive and exclusive.
  *
  * Each block scans its own segment of blockDim.x values, one value per
- * thread (stage 4's blocks scan SEGMENTS4 segments side by side); the tests check one segment (n up to a block) and many at once,
- * which is also how the run table measures throughput. Hillis and Steele's
- * scan takes log2(blockDim.x) steps; in step k every value adds the one
- * 2^k places before it. It does n log n adds where a loop does n, but
+ * thread (stage 4's blocks scan SEGMENTS4 segments side by side); the tests
+ * check one segment (n up to a block) and many at once, which is also how
+ * the run table measures throughput. Hillis and Steele's scan takes
+ * log2(blockDim.x) steps; in step k every value adds the one 2^k places
+ * before it. It does n log n adds where a loop does n, but
  * every step is fully parallel.
  *
  * Each stage adds one idea; the table at the end of this file names them

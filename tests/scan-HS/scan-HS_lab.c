@@ -62,8 +62,8 @@ static const struct technique scan_HS_techniques[] = {
        "one value a thread: each block scans one segment, so each thread has one load in flight"},
       {warp_shuffles, AT_LEAST, 1, "no warp shuffles"},
       {barriers_per_block, AT_MOST, 4,
-       "more than two barriers a block: the segments do not share them, so their loads do "
-       "not wait together"}}},
+       "more than four barriers a block: the segments do not share stage 3's two, so "
+       "they are scanned one after another"}}},
     {NULL},
 };
 
