@@ -187,8 +187,12 @@ $(BUILD)/tests/%.o: tests/%.c $(COMMON_H) | need-criterion
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(CPPFLAGS) $(CRITERION_CFLAGS) -c $< -o $@
 
-# A lab's own CUDA files under tests/ (its library row), built per tree.
-LAB_CU_OBJS = $(patsubst tests/$(2)/%.cu,$(BUILD)/$(1)/$(2)/%.o,$(wildcard tests/$(2)/*.cu))
+# A lab's own CUDA files under tests/ (its library row), built per tree;
+# but the generated skeletons link the solutions': their headers are the
+# same (authoring/skeleton.awk changes no header), and CUB's sorts and
+# scans are most of a lab's compile time.
+LAB_CU_OBJS = $(patsubst tests/$(2)/%.cu,$(BUILD)/$(patsubst skeletons,solutions,$(1))/$(2)/%.o,\
+                $(wildcard tests/$(2)/*.cu))
 
 # A lab's headers in a tree (authoring/instructor.mk adds the generated
 # skeletons' own, made on demand).
