@@ -187,8 +187,12 @@ graded() { # NAME (its folder in OUT): is it in this run's class?
     return 1
 }
 
-# the limits the class is graded with (a hung stage, a memory or disk hog), and the seed
-settings="GRADE_RUN_SECONDS=120 GRADE_STAGE_SECONDS=15 SANDBOX_MEM_MB=1024 SANDBOX_DISK_MB=512 SEED=7"
+# the limits the class is graded with (a hung stage, a memory or disk hog),
+# and the seed. A stage of map takes about 0.1 s here; a hung one takes all
+# of its limit, six times over when it hangs at load, in each of the
+# gradings of this class (modes.sh, slurm-test.sh).
+stage_seconds=5
+settings="GRADE_RUN_SECONDS=120 GRADE_STAGE_SECONDS=$stage_seconds SANDBOX_MEM_MB=1024 SANDBOX_DISK_MB=512 SEED=7"
 [ -z "${CLASS_ONLY:-}" ] || { echo "$settings"; exit 0; }
 before=$(git status --porcelain; find common tests tools labs mk grading authoring Makefile -type f -exec md5sum {} + | sort)
 # shellcheck disable=SC2086 # $settings is NAME=VALUE words
@@ -222,7 +226,7 @@ reason() { # NAME TEXT: the grade gives TEXT as its reason
     grep -q "$2" "$out/$1/map/score.tsv" ||
         { echo "grade-test: $1: its reason does not say '$2'"; status=1; }
 }
-reason hangs 'stopped after 15 s'
+reason hangs "stopped after $stage_seconds s"
 reason hogs-memory 'more than 1024 MiB'
 reason plants-links 'a link or a special file'
 reason fills-disk 'no result'
