@@ -117,7 +117,7 @@ check-grade-slurm:
 
 # The sandbox against commands that try to get out, the grader against a
 # hostile class, against what it is given besides the code, as Gradescope
-# runs it, and in the sandbox's other modes (tests/grade): about 6 minutes
+# runs it, and in the sandbox's other modes (tests/grade): about 5 minutes
 # on 2 cores.
 check-grade:
 	+@tests/grade/sandbox-test.sh
