@@ -188,9 +188,10 @@ graded() { # NAME (its folder in OUT): is it in this run's class?
 }
 
 # the limits the class is graded with (a hung stage, a memory or disk hog),
-# and the seed. A stage of map takes about 0.1 s here; a hung one takes all
-# of its limit, six times over when it hangs at load, in each of the
-# gradings of this class (modes.sh, slurm-test.sh).
+# and the seed. A stage of map takes 0.1 s alone, and at most 1.3 s, its
+# sandbox included, with three gradings on 2 cores (slurm-test.sh's tier
+# 2); a hung one takes all of its limit, six times when it hangs at load,
+# in each grading of this class (here, modes.sh, slurm-test.sh).
 stage_seconds=5
 settings="GRADE_RUN_SECONDS=120 GRADE_STAGE_SECONDS=$stage_seconds SANDBOX_MEM_MB=1024 SANDBOX_DISK_MB=512 SEED=7"
 [ -z "${CLASS_ONLY:-}" ] || { echo "$settings"; exit 0; }
