@@ -68,7 +68,7 @@ endif
 # themselves, as check does (in a student copy, check too); EMU=0 insists
 # on a GPU.
 ifeq ($(origin EMU),undefined)
-  ifneq ($(filter test run build list grade bench dist $(if $(STUDENT_COPY),check),$(MAKECMDGOALS)),)
+  ifneq ($(filter test run build list grade bench record dist $(if $(STUDENT_COPY),check),$(MAKECMDGOALS)),)
     ifeq ($(ARCH),)
       EMU := 1
       $(info No NVIDIA GPU here (nvidia-smi finds none): running on the CPU emulation, as EMU=1 does.)
@@ -320,7 +320,7 @@ help::
 	@echo "  make list LAB=reduce     the lab's stages and variants"
 	@echo "  make handouts            the handouts as HTML in $(BUILD)/handouts/ (start at index.html)"
 	@echo "  make bench LAB=reduce    on a GPU: every stage, the library and the copy from n = 2^10"
-	@echo "                           to 2^28, to results/bench/<gpu>/<lab>.csv and a plot (.svg)"
+	@echo "                           to 2^28, to results/<gpu>/<lab>/bench.csv and a plot (.svg)"
 	@echo "      VARIANT=all                         every variant, in the one CSV, a plot each"
 	@echo "  make sanitize LAB=reduce STAGE=3 TOOL=racecheck   on a GPU: the stage once under"
 	@echo "                           compute-sanitizer (TOOL=memcheck, racecheck, synccheck, initcheck)"

@@ -3,7 +3,7 @@
 # `make test LAB=<lab> STAGE=<n> EMU=1` on a stage that passes, for every
 # stage of every lab (or of the labs named), after the build: the median of
 # RUNS runs (3), wall seconds and CPU seconds (user and system, the tests'
-# processes included), as the rows of a markdown table (results/emu-speed.md
+# processes included), as the rows of a markdown table (results/emulation/speed.md
 # holds one). The target is 10 s of wall time a stage on 2 cores. On a
 # machine busy with other work the wall seconds grow and the CPU seconds
 # hardly move: on an idle one, the wall time is about half the CPU time.

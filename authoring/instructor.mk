@@ -5,7 +5,7 @@
 # is; the student copy leaves out authoring/, this file with it.
 
 .PHONY: skeletons check-skeletons prove mutants soak diff grade check-grade dist check-dist \
-        deps-slurm check-grade-slurm \
+        deps-slurm check-grade-slurm record \
         gradescope check-bench check-pdf check-scripts
 
 # The skeletons as the solutions make them today, file by file: what
@@ -36,6 +36,7 @@ check: check-skeletons check-scripts $(PROVEN) $(BUILD)/selftest $(BUILD)/probe 
 	@$(BUILD)/selftest --short-filename
 	$(RUN_EMU_TEST)
 	@authoring/prove.sh $(BUILD) $(WRITTEN)
+	@authoring/results-index.sh --check && echo "check: results/ holds only what the tools wrote, and its index is current"
 	@if [ "$(EMU)" != 1 ] && ! $(BUILD)/probe > /dev/null; then \
 	  echo "check: so proving the tests under the CPU emulation instead (EMU=1):"; \
 	  $(MAKE) --no-print-directory EMU=1 NVCC_CHECK= prove; fi
@@ -76,7 +77,7 @@ mutants:
 
 # The emulation against correct code: its own tests and every stage of the
 # solutions at many seeds, sizes, blocks and worker counts, under load; one
-# report fails it (authoring/soak.sh). SEEDS=200 gives results/soak.txt.
+# report fails it (authoring/soak.sh). SEEDS=200 gives results/emulation/soak.txt.
 SOAK_RUNS = $(foreach l,$(SELECTED),build/emu/solutions/$(l)/run) build/emu/emutest
 soak:
 	@$(MAKE) --no-print-directory EMU=1 NVCC_CHECK= $(SOAK_RUNS)
@@ -145,6 +146,15 @@ gradescope:
 	@cd grading/gradescope && zip -q ../../build/gradescope/autograder.zip setup.sh run_autograder
 	@echo "gradescope: build/gradescope/autograder.zip, to upload as a programming assignment's autograder"
 
+# What a GPU measured, recorded where the course reads it: each lab's run
+# tables at n = 2^28 in results/<gpu>/<lab>/run.md (CHECK=1: make check's
+# proof first, in results/<gpu>/check.md), then results/README.md, the
+# index, and the machine's page (authoring/record.sh, results-index.sh).
+record: $(if $(filter 1,$(EMU)),,$(foreach l,$(SELECTED),$(BUILD)/solutions/$(l)/run))
+	@if [ "$(EMU)" = 1 ]; then echo "make record: a record is of a GPU, and this is the CPU \
+	emulation: run it where nvidia-smi finds one"; exit 1; fi
+	@authoring/record.sh $(BUILD)/solutions $(SELECTED)
+
 # make bench's CSV and plot code on a tiny emulated sweep, for CI (tests/bench).
 check-bench:
 	+@tests/bench/bench-test.sh
@@ -169,6 +179,8 @@ help::
 	@echo "  make pdf                 the whole course as one PDF, $(PDF), to print or post"
 	@echo "                           (make deps-pdf installs weasyprint, librsvg and poppler's tools)"
 	@echo "  make check-pdf           the PDF rendered page by page: none blank, each handout from a new page"
+	@echo "  make record LAB=map      on a GPU: the run tables at 2^28 into results/<gpu>/<lab>/run.md,"
+	@echo "                           then results/README.md, the index (CHECK=1: make check's proof too)"
 	@echo "  make dist                the student copy: build/dist/gpu-workbook.tar.gz, without"
 	@echo "                           solutions, answers, grader or mutants (make check-dist tries it)"
 	@echo "  make diff LAB=map        a student's work: labs/ (or SUBMISSION=dir) against solutions/"

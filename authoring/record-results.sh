@@ -1,19 +1,32 @@
 #!/usr/bin/env bash
-# record-results.sh FILE COMMAND...: run each command on this machine's GPU and
-# write what it printed to FILE as Markdown, with the date, the GPU, the CUDA
-# version, the commit and the commands, so every number has its provenance.
-#   authoring/record-results.sh results/H100.md "make check" "make test LAB=map SOLUTION=1"
+# record-results.sh FILE TITLE COMMAND...: run each command on this
+# machine's GPU and write what it printed to FILE as Markdown, under a
+# header giving the date, the GPU and its clocks as found, the CUDA
+# version, the commit and the machine, so every number has its provenance.
+# The file is the tool's: to change it, record again (authoring/record.sh,
+# make record). COMMIT= names the commit where git cannot.
+#   authoring/record-results.sh results/H200/check.md "make check" "make -j16 check"
 set -u
-out=$1
-shift
-commit=${COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
-gpu=$(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null | head -n 1)
+[ $# -ge 3 ] || { echo "usage: authoring/record-results.sh FILE TITLE COMMAND..." >&2; exit 2; }
+out=$1 title=$2
+shift 2
+commit=${COMMIT:-$(git rev-parse --short HEAD 2> /dev/null || echo unknown)}
+gpu=$(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2> /dev/null | head -n 1)
+# The card's clocks and power as found: the workbook never sets them, and
+# make profile tells Nsight Compute not to (--clock-control none).
+clocks=$(nvidia-smi --query-gpu=clocks.sm,clocks.max.sm,clocks.mem,persistence_mode,power.limit \
+             --format=csv,noheader 2> /dev/null | head -n 1 |
+         awk -F ', ' 'NF == 5 { printf "SM %s now, %s at most; memory %s; persistence %s; power limit %s", $1, $2, $3, $4, $5 }')
+mkdir -p "$(dirname "$out")" || exit 1
+tmp=$out.tmp
 {
-    echo "# Run tables on ${gpu%%,*}"
+    echo "<!-- Written by authoring/record-results.sh: record again rather than edit. -->"
+    echo "# $title on ${gpu%%,*}"
     echo
     echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC')"
     echo "- GPU: ${gpu:-none found} (name, driver, memory)"
-    echo "- CUDA: $(nvcc --version | tail -n 1)"
+    echo "- clocks: as found, never set: ${clocks:-not reported}"
+    echo "- CUDA: $(nvcc --version 2> /dev/null | tail -n 1)"
     echo "- workbook commit: $commit"
     echo "- machine: $(nproc) CPU cores; the CPU reference runs on one"
     for cmd in "$@"; do
@@ -21,7 +34,9 @@ gpu=$(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,nohea
         echo "## \`$cmd\`"
         echo
         echo '```text'
-        eval "$cmd" 2>&1
+        eval "$cmd" 2>&1 | sed 's/\x1b\[[0-9;]*m//g'
+        status=${PIPESTATUS[0]}
+        [ "$status" = 0 ] || echo "[exit status $status]"
         echo '```'
     done
-} > "$out"
+} > "$tmp" && mv "$tmp" "$out"

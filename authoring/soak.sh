@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # soak.sh BUILD SEEDS LAB...: the emulation must never report a mistake in
 # correct code. `make soak` runs it (SEEDS=200 for the census in
-# results/soak.txt; CI runs a few).
+# results/emulation/soak.txt; CI runs a few).
 #
 # For each seed: the emulator's own tests (SEED=seed), and every stage of
 # every lab's solution checked once (run once=1), each run at a size, a

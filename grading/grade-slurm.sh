@@ -129,7 +129,7 @@ n=$(count "$state/todo")
 
 # Two tiers: tier 1 under the emulation (make sets EMU=1 for GPU_PARTITION=).
 # GPU_JOBS: 4 at once on an H100 keep every stage far within its limits
-# (results/grading.md), at three times the pace of one.
+# (results/emulation/grading.md), at three times the pace of one.
 EMU=${EMU:-0} gpu_arch="" gpu_jobs=${GPU_JOBS:-4}
 [[ ${JOBS_PER_TASK:-1} =~ ^[1-9][0-9]*$ ]] || { echo "grade: JOBS_PER_TASK=$JOBS_PER_TASK is no number"; exit 1; }
 if [ -n "${GPU_PARTITION:-}" ]; then

@@ -79,13 +79,13 @@ profile: $(BINARIES)
 
 # make bench: every stage, the library and the copy from n = 2^10 to 2^28,
 # each checked once and timed as make run times it, into
-# results/bench/<gpu>/<lab>.csv and a gnuplot plot beside it, <lab>.svg, and
-# with VARIANT=all <lab>-<variant>.svg for each variant after the first
-# (tools/bench.sh; BENCH_OUT= another folder: not OUT, a name shells and
-# tools often set for their own use). Times under the emulation would be
+# results/<gpu>/<lab>/bench.csv and a gnuplot plot beside it, bench.svg,
+# and with VARIANT=all bench-<variant>.svg for each variant after the first
+# (tools/bench.sh; BENCH_OUT= another folder in place of results: not OUT,
+# a name shells and tools often set for their own use). Times under the emulation would be
 # the CPU's: refused.
 bench: $(if $(filter 1,$(EMU)),,$(BINARIES))
 	@if [ "$(EMU)" = 1 ]; then echo "make bench: no sweep under EMU=1: its times would be the \
 	CPU's, not a GPU's. Run it where nvidia-smi finds a GPU (make check-bench tests the CSV and \
 	plot code without one)"; exit 1; fi
-	@tools/bench.sh "$(BUILD)/$(TREE)" "$(or $(BENCH_OUT),results/bench)" $(SELECTED)
+	@tools/bench.sh "$(BUILD)/$(TREE)" "$(or $(BENCH_OUT),results)" $(SELECTED)

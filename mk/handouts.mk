@@ -5,7 +5,7 @@
 .PHONY: handouts pdf deps-pdf need-pandoc need-pdf-tools
 
 HANDOUT_PAGES := $(sort $(wildcard handouts/[0-9]*.md))
-HANDOUT_FIGURES := $(wildcard handouts/figures/*.svg results/bench/*/*.svg)
+HANDOUT_FIGURES := $(wildcard handouts/figures/*.svg results/*/*/bench*.svg)
 HANDOUTS := $(BUILD)/handouts/index.html $(patsubst handouts/%.md,$(BUILD)/handouts/%.html,$(HANDOUT_PAGES))
 # pandoc's option for one self-contained page, which its version decides:
 # asked the first time a page is made, and only then.

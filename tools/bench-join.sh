@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # bench-join.sh OUT CSV...: make bench's CSVs of one lab, each of some of its
 # variants (VARIANT=name, when every variant at once will not fit one sitting
-# or one job's time limit), joined into OUT/<gpu>/<lab>.csv as VARIANT=all
-# would have written it: one header, the rows in the order the CSVs are
-# given (the first variant is <lab>.svg's), the tables of the logs beside
-# them in <lab>.log; then tools/bench-plot.sh draws a plot a variant. The
+# or one job's time limit), joined into OUT/<gpu>/<lab>/bench.csv as
+# VARIANT=all would have written it: one header, the rows in the order the
+# CSVs are given (the first variant is bench.svg's), the tables of the logs
+# beside them in bench.log; then tools/bench-plot.sh draws a plot a variant. The
 # CSVs must agree on lab, GPU, driver, CUDA, commit, seed and stages, and
 # no variant may come twice; the header's date spans theirs.
 #   BENCH_OUT=/tmp/a make bench LAB=radix VARIANT=u32 ...; then
-#   tools/bench-join.sh results/bench /tmp/a/H100-80GB-HBM3/radix.csv /tmp/b/...
+#   tools/bench-join.sh results /tmp/a/H200/radix/bench.csv /tmp/b/...
 set -u
 here=$(dirname "$0")
 # shellcheck source=tools/bench-csv.sh
@@ -25,7 +25,7 @@ variants() { bench_awk '!seen[$col["variant"]]++ { print $col["variant"] }' "$1"
 first=$1 seen=" " dates=()
 lab=$(labs "$first")
 for csv in "$@"; do
-    [ -s "$csv" ] || die "$csv: no such CSV (make bench writes <BENCH_OUT>/<gpu>/<lab>.csv)"
+    [ -s "$csv" ] || die "$csv: no such CSV (make bench writes <BENCH_OUT>/<gpu>/<lab>/bench.csv)"
     [ -n "$lab" ] || die "$first: no rows"
     [ "$(labs "$csv")" = "$lab" ] ||
         die "$csv: its rows are of lab $(labs "$csv" | tr '\n' ' ')where $first's are of $lab"
@@ -46,9 +46,9 @@ for csv in "$@"; do
 done
 
 name=$(field "$first" gpu)
-dir=$out/$(bench_folder "$name")
+dir=$out/$(bench_folder "$name")/$lab
 mkdir -p "$dir" || exit 1
-csv=$dir/$lab.csv log=$dir/$lab.log
+csv=$dir/bench.csv log=$dir/bench.log
 tmp=$(mktemp) || exit 1
 trap 'rm -f "$tmp"' EXIT
 span=$(printf '%s\n' "${dates[@]}" | sort | sed -n '1p;$p' | uniq | paste -sd '~' | sed 's/~/ to /')
@@ -67,6 +67,6 @@ span=$(printf '%s\n' "${dates[@]}" | sort | sed -n '1p;$p' | uniq | paste -sd '~
 for part in "$@"; do [ ! -f "${part%.csv}.log" ] || cat "${part%.csv}.log"; done > "$log.tmp"
 mv "$tmp" "$csv" && mv "$log.tmp" "$log" || exit 1
 trap - EXIT
-for svg in "$dir/$lab-"*.svg; do [ ! -e "$svg" ] || rm -f "$svg"; done # another sweep's
+for svg in "$dir/bench-"*.svg; do [ ! -e "$svg" ] || rm -f "$svg"; done # another sweep's
 echo "bench-join: $lab: $# CSVs, variants$seen-> $csv"
 "$here/bench-plot.sh" "$csv"

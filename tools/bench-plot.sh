@@ -2,8 +2,8 @@
 # bench-plot.sh CSV...: make bench's plots of each CSV, with gnuplot
 # (tools/bench.gp): for each variant in the file, the stages that passed
 # their check, the library and the copy, each named in the key by its idea.
-# The first variant's plot is the .svg beside the CSV (lab.svg, which the
-# handouts show); each other variant's is lab-<variant>.svg. A matrix lab's
+# The first variant's plot is the .svg beside the CSV (bench.svg, which the
+# handouts show); each other variant's is bench-<variant>.svg. A matrix lab's
 # plot shows its squares; the odd shapes stay in the CSV.
 # Run it alone to redraw plots from a machine without gnuplot.
 set -u

@@ -2,11 +2,11 @@
 # bench.sh BINS OUT LAB...: make bench. Each lab's run table (BINS/LAB/run,
 # csv=) at n = 2^10, 2^12, ... 2^28, one table a size: every stage, the
 # library and the copy, each checked once and then timed as `make run` times
-# them. The rows go to OUT/<gpu>/<lab>.csv under a header naming the GPU,
-# driver, CUDA, date, commit and each row's idea; then tools/bench-plot.sh
-# draws OUT/<gpu>/<lab>.svg from it, and with VARIANT=all (every variant in
-# the one CSV) OUT/<gpu>/<lab>-<variant>.svg for each variant after the
-# first. A matrix lab (transpose) takes, for each size, the square of that
+# them. The rows go to OUT/<gpu>/<lab>/bench.csv under a header naming the
+# GPU, driver, CUDA, date, commit and each row's idea, the tables to
+# bench.log beside it; then tools/bench-plot.sh draws bench.svg from it, and
+# with VARIANT=all (every variant in the one CSV) bench-<variant>.svg for
+# each variant after the first. A matrix lab (transpose) takes, for each size, the square of that
 # many elements and the odd shape one row short and one column over.
 #   STAGE= and VARIANT= pass to the driver (VARIANT=all: every variant; the
 #   first by default). BENCH_SIZES="2^10 2^12" replaces the sizes: the tests'
@@ -25,7 +25,6 @@ name=${gpu%%,*} driver=${gpu##*, }
 folder=$(bench_folder "$name")
 commit=${COMMIT:-$(git rev-parse --short HEAD 2> /dev/null || echo unknown)}
 cuda=$(nvcc --version 2> /dev/null | tail -n 1)
-mkdir -p "$out/$folder" || exit 1
 
 shapes() { # LAB: the sizes its driver takes
     if [ "$("$bins/$1/run" list=shape)" = matrix ]; then
@@ -50,7 +49,9 @@ ideas() {
 
 status=0
 for lab in "$@"; do
-    csv=$out/$folder/$lab.csv log=$out/$folder/$lab.log
+    dir=$out/$folder/$lab
+    csv=$dir/bench.csv log=$dir/bench.log
+    mkdir -p "$dir" || exit 1
     tmp=$(mktemp) || exit 1 # the rows, under the driver's line of column names
     : > "$log"
     for n in $(shapes "$lab"); do
@@ -81,7 +82,7 @@ for lab in "$@"; do
     [ -z "$wrong" ] || echo "bench: $lab: wrong results from stage$wrong, left out of the plot" \
         "(make test LAB=$lab says why)"
     for variant in $("$bins/$lab/run" list=variants); do # another sweep's plots would mislead
-        rm -f "$out/$folder/$lab-$variant.svg"
+        rm -f "$dir/bench-$variant.svg"
     done
     tools/bench-plot.sh "$csv" || status=1
 done

@@ -2,7 +2,7 @@
 # carry-slurm.sh [DIR]: Debian's Slurm and munge, with the libraries they
 # load, as packages in DIR (default .slurm-debs, git-ignored), and
 # DIR/unpack.sh, which puts them on a machine that has no network and no
-# Slurm (the H100 run of results/grading.md: carried there with the
+# Slurm (the H100 run of results/emulation/grading.md: carried there with the
 # checkout, then `sh .slurm-debs/unpack.sh`). unpack.sh adds files and
 # never replaces one: what the machine has of a library is kept, so only
 # the missing ones come from these packages.

@@ -70,7 +70,7 @@ cat <<'EOF'
 Work through the labs in order: each builds on the ones before. In each lab
 you fill in the TODOs of `labs/<lab>/<lab>.cu`, one stage at a time, and
 `make test LAB=<lab>` checks them (on the CPU emulation when there is no
-GPU). Run tables measured on an H100 are in `results/H100.md`.
+GPU). What the GPUs measured, lab by lab, is indexed in `results/README.md`.
 
 | | handout | what it teaches | your file | written |
 |---|---|---|---|---|
@@ -89,7 +89,7 @@ for f in "$@"; do
 done
 cat <<'EOF'
 
-The results of every lab, measured on an NVIDIA H100 with the command and
-commit that made them: [`results/H100.md`](../../results/H100.md). The
-planted mistakes the tests catch: [`results/mutants.txt`](../../results/mutants.txt).
+The results of every lab, measured on each GPU with the command and commit
+that made them: [`results/README.md`](../../results/README.md) is their
+index. The planted mistakes the tests catch: [`results/emulation/mutants.txt`](../../results/emulation/mutants.txt).
 EOF

@@ -291,8 +291,8 @@ static void compact_stage3(const struct args *a, int block)
  * window after window, and the loads of all the tiles waiting so compete
  * with the data for the memory system; after a nap about as long as a
  * write takes to reach L2, the prefixes are there. CUB's tuning for the
- * H100 naps 1150 ns first and 76 ns between looks; results/H100.md shows
- * what the nap is worth here. */
+ * H100 naps 1150 ns first and 76 ns between looks; the instructors'
+ * notebook (notebook/compact.md) shows what the nap is worth here. */
 __device__ unsigned look_back(unsigned long long *status, unsigned tile, unsigned total)
 {
     volatile unsigned long long *words = status + 1;

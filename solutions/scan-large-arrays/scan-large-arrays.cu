@@ -55,7 +55,7 @@ __device__ void load_tile(const T *in, size_t base, size_t n, T (&x)[ITEMS])
         /* A tile that reaches past n, one value at a time: all ITEMS loads
          * leave before the first returns (a loop that waited for each made
          * the last tile load two to three times as long as the others, and
-         * the whole scan wait for it: results/H100.md). */
+         * the whole scan wait for it: notebook/scan-large-arrays.md). */
 #pragma unroll
         for (int k = 0; k < ITEMS; k++) {
             size_t i = base + k * blockDim.x + tid;
@@ -432,7 +432,7 @@ static void scan_large_stage3(const struct args *a, int block)
 /* At most 40 registers a thread, where the compiler would take 48, so that
  * six blocks of 256 threads fit on an SM instead of five: while one tile
  * waits for its carry, more of the others keep memory busy (on an H100,
- * 0.94 ms became 0.91 at 2^28; results/H100.md). __maxnreg__ says so on
+ * 0.94 ms became 0.91 at 2^28; notebook/scan-large-arrays.md). __maxnreg__ says so on
  * every GPU; __launch_bounds__(512, 3) said it by asking an SM for 1536
  * threads, which some GPUs do not have. */
 template <typename T>

@@ -11,7 +11,7 @@
  * from 32 to 512 threads (a tile of 512 * 24 ints fills 48 KB of shared
  * memory). Big tiles keep many bytes on their way from memory while other
  * tiles wait for their carry: on an H100, 24 values a thread beat 16 by 8 %
- * in stage 4 (results/H100.md). */
+ * in stage 4 (the instructors' notebook/scan-large-arrays.md). */
 enum { ITEMS = 24, MAX_TILE_THREADS = 512 };
 static inline int tile_threads(int block)
 {

@@ -62,7 +62,7 @@ grep -q "^bench: map: wrong results from stage 1 2 3 4a 4b 5, left out of the pl
     { cat "$tmp/skeleton.log"; fail "tools/bench.sh did not say which of the skeleton's stages were wrong"; }
 grep -q "did not finish" "$tmp/skeleton.log" && fail "tools/bench.sh took wrong stages for a run that did not finish"
 
-csv=$tmp/good/CPU-emulation/map.csv
+csv=$tmp/good/CPU-emulation/map/bench.csv
 stages=$(tests/grade/stages.sh build/emu/solutions map)
 for field in gpu driver cuda date commit seed; do
     grep -q "^# $field: ." "$csv" 2> /dev/null || fail "map.csv's header does not give the $field"
@@ -82,7 +82,7 @@ done
 names_ideas "$svg" map || fail "map.svg's key does not name each stage by its idea (ID: idea)"
 
 # a CSV from before the ideas were in its header: they come from the log beside it, else by number
-mkdir "$tmp/old" && grep -v '^# stage ' "$csv" > "$tmp/old/map.csv" && cp "${csv%.csv}.log" "$tmp/old/"
+mkdir "$tmp/old" && grep -v '^# stage ' "$csv" > "$tmp/old/map.csv" && cp "${csv%.csv}.log" "$tmp/old/map.log"
 if ! { tools/bench-plot.sh "$tmp/old/map.csv" > /dev/null && names_ideas "$tmp/old/map.svg" map; }; then
     fail "bench-plot.sh did not take the ideas from the log beside a CSV without them"
 fi
@@ -99,7 +99,7 @@ if ! { tools/bench-plot.sh "$tmp/shuffled/map.csv" > /dev/null && cmp -s "$svg" 
     fail "bench-plot.sh drew another plot from map.csv with its columns in another order"
 fi
 
-tcsv=$tmp/good/CPU-emulation/transpose.csv
+tcsv=$tmp/good/CPU-emulation/transpose/bench.csv
 for shape in 32,32 31,33 64,64 63,65; do
     grep -q "^transpose,-,[0-9]*,$shape,copy," "$tcsv" 2> /dev/null ||
         fail "transpose.csv has no ${shape/,/x} shape"
@@ -107,10 +107,10 @@ done
 names_ideas "${tcsv%.csv}.svg" transpose || fail "transpose.svg's key does not name each stage by its idea"
 grep -q "square matrices" "${tcsv%.csv}.svg" || fail "transpose.svg does not say it shows the squares"
 
-# VARIANT=all: one CSV holding every variant, a plot a variant (the first as reduce.svg)
+# VARIANT=all: one CSV holding every variant, a plot a variant (the first as bench.svg)
 VARIANT=all BENCH_SIZES="2^10 2^12" COMMIT=tested tools/bench.sh build/emu/solutions "$tmp/all" reduce \
     > "$tmp/all.log" 2>&1 || { cat "$tmp/all.log"; fail "tools/bench.sh VARIANT=all failed on reduce"; }
-rcsv=$tmp/all/CPU-emulation/reduce.csv
+rcsv=$tmp/all/CPU-emulation/reduce/bench.csv
 mapfile -t variants < <(build/emu/solutions/reduce/run list=variants)
 [ ${#variants[@]} -ge 2 ] || fail "reduce has fewer than 2 variants: VARIANT=all tests nothing"
 rows=$((2 * ($(tests/grade/stages.sh build/emu/solutions reduce) + 1)))
@@ -124,7 +124,7 @@ for k in "${!variants[@]}"; do
     names_ideas "$svg" reduce || fail "${svg##*/}'s key does not name each stage by its idea"
     grep -q ">library: " "$svg" 2> /dev/null || fail "${svg##*/}'s key does not name the library"
 done
-plots=("$tmp/all/CPU-emulation/"*.svg)
+plots=("$tmp/all/CPU-emulation/reduce/"*.svg)
 [ ${#plots[@]} = ${#variants[@]} ] ||
     fail "VARIANT=all drew ${#plots[@]} plots of reduce's ${#variants[@]} variants, not one each"
 # the same sweep a variant at a time, joined (tools/bench-join.sh): the rows of VARIANT=all
@@ -132,18 +132,18 @@ parts=()
 for variant in "${variants[@]}"; do
     VARIANT=$variant BENCH_SIZES="2^10 2^12" COMMIT=tested tools/bench.sh build/emu/solutions \
         "$tmp/part-$variant" reduce > /dev/null 2>&1 || fail "tools/bench.sh VARIANT=$variant failed on reduce"
-    parts+=("$tmp/part-$variant/CPU-emulation/reduce.csv")
+    parts+=("$tmp/part-$variant/CPU-emulation/reduce/bench.csv")
 done
 tools/bench-join.sh "$tmp/joined" "${parts[@]}" > "$tmp/join.log" 2>&1 ||
     { cat "$tmp/join.log"; fail "tools/bench-join.sh failed on reduce's variants, a run each"; }
-jcsv=$tmp/joined/CPU-emulation/reduce.csv
+jcsv=$tmp/joined/CPU-emulation/reduce/bench.csv
 rows_of() { bench_awk -v OFS=, '{ print $col["variant"], $col["n"], $col["stage"], $col["check"] }' "$1"; }
 if [ -z "$(rows_of "$jcsv" 2> /dev/null)" ] || ! cmp -s <(rows_of "$rcsv") <(rows_of "$jcsv"); then
     fail "the joined reduce.csv does not hold VARIANT=all's rows, in its order"
 fi
 grep -q '^# seed: 1, VARIANT=all (tools/bench-join.sh: ' "$jcsv" 2> /dev/null ||
     fail "the joined reduce.csv does not say it was joined"
-plots=("$tmp/joined/CPU-emulation/"*.svg)
+plots=("$tmp/joined/CPU-emulation/reduce/"*.svg)
 [ ${#plots[@]} = ${#variants[@]} ] || fail "bench-join.sh drew ${#plots[@]} plots of ${#variants[@]} variants"
 tools/bench-join.sh "$tmp/twice" "${parts[0]}" "${parts[0]}" > "$tmp/twice.log" 2>&1 &&
     fail "bench-join.sh joined a variant to itself"
@@ -155,11 +155,11 @@ tools/bench-join.sh "$tmp/mixed" "${parts[0]}" "$csv" > "$tmp/mixed.log" 2>&1 &&
 # then the first variant alone: the plots of the others, from the sweep before, go
 BENCH_SIZES="2^10" tools/bench.sh build/emu/solutions "$tmp/all" reduce > /dev/null 2>&1 ||
     fail "tools/bench.sh failed on reduce's first variant"
-plots=("$tmp/all/CPU-emulation/"*.svg)
-[ "${plots[*]}" = "$tmp/all/CPU-emulation/reduce.svg" ] ||
+plots=("$tmp/all/CPU-emulation/reduce/"*.svg)
+[ "${plots[*]}" = "$tmp/all/CPU-emulation/reduce/bench.svg" ] ||
     fail "a sweep of one variant left another sweep's plots beside its own: ${plots[*]##*/}"
 
-scsv=$tmp/skeleton/CPU-emulation/map.csv
+scsv=$tmp/skeleton/CPU-emulation/map/bench.csv
 [ "$(grep -c ',WRONG,' "$scsv" 2> /dev/null)" = "$stages" ] ||
     fail "the skeleton's $stages stages are not written as WRONG in its CSV"
 grep -q "one thread per element" "${scsv%.csv}.svg" && fail "the skeleton's plot shows a wrong stage"

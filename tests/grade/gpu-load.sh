@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # gpu-load.sh TIER1 NAME K...: how many tier-2 gradings one GPU bears at
-# once (results/grading.md). TIER1 is a tier-1 OUT that graded submission
+# once (results/emulation/grading.md). TIER1 is a tier-1 OUT that graded submission
 # NAME in two tiers' first (grade.sh GPU_ARCH=: its labs' gpu.run kept);
 # for each K, K copies of it are graded in tier 2 together (JOBS=K), as a
 # Slurm GPU task with GPU_JOBS=K does, and a line says how long that took,

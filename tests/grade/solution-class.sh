@@ -2,7 +2,7 @@
 # solution-class.sh N DIR: a class of N submissions (DIR/s01 ...), each the
 # reference solution of every written lab as a student would hand it in:
 # its code spliced into the TODO regions of the skeleton. For timing make
-# grade (results/grading.md), which a correct submission makes slowest.
+# grade (results/emulation/grading.md), which a correct submission makes slowest.
 set -eu
 cd "$(dirname "$0")/../.."
 n=$1 dir=$2
