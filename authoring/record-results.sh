@@ -18,7 +18,8 @@ clocks=$(nvidia-smi --query-gpu=clocks.sm,clocks.max.sm,clocks.mem,persistence_m
              --format=csv,noheader 2> /dev/null | head -n 1 |
          awk -F ', ' 'NF == 5 { printf "SM %s now, %s at most; memory %s; persistence %s; power limit %s", $1, $2, $3, $4, $5 }')
 mkdir -p "$(dirname "$out")" || exit 1
-tmp=$out.tmp
+# written elsewhere first: a command may be make check, which reads results/
+tmp=$(mktemp) || exit 1
 {
     echo "<!-- Written by authoring/record-results.sh: record again rather than edit. -->"
     echo "# $title on ${gpu%%,*}"
@@ -39,4 +40,4 @@ tmp=$out.tmp
         [ "$status" = 0 ] || echo "[exit status $status]"
         echo '```'
     done
-} > "$tmp" && mv "$tmp" "$out"
+} > "$tmp" && mv "$tmp" "$out" && chmod 644 "$out"
