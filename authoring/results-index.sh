@@ -152,7 +152,8 @@ done
 
 place() { # GENERATED FILE
     if [ -n "$check" ]; then
-        cmp -s "$1" "$2" || { echo "results: $2 is not what authoring/results-index.sh writes from the records: run it"; status=1; }
+        cmp -s "$1" "$2" || { echo "results: $2 is not what authoring/results-index.sh writes from the records: run it"
+                              diff -u "$2" "$1" | head -n 20; status=1; }
     else
         cmp -s "$1" "$2" || cp "$1" "$2"
     fi
