@@ -85,6 +85,9 @@ gpus=()
 for dir in results/*/; do
     dir=${dir%/} gpu=${dir#results/}
     [ "$gpu" != emulation ] || continue
+    # a folder with no file in it is none of a GPU's (a copy of the tree
+    # that kept the folders of files since moved has them)
+    [ -n "$(find "$dir" -type f -print -quit)" ] || continue
     if [ "$gpu" = "$REFERENCE" ]; then gpus=("$gpu" "${gpus[@]}"); else gpus+=("$gpu"); fi
 done
 
