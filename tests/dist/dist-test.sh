@@ -4,12 +4,13 @@
 # where a student would read it before doing that stage (authoring/leaks.sh,
 # whatever the file); its make check passes; make test fails on the
 # untouched skeleton, and passes once map's TODOs hold the solution's code;
-# what is for instructors refuses with one clear line. A copy of the first
+# what is for instructors refuses with one clear line; README's list of what
+# later labs give away is what leaks.sh -s finds. A copy of the first
 # three labs (make dist LABS=map,reduce,histogram) holds those alone, leaks
 # nothing, and its make check passes. And the leak scan can fail: solution
 # lines planted in a .patch, a .md, a .txt (re-indented), a .svg (as HTML
 # writes it) and a .gz are each reported. Runs under EMU=1 where there is no
-# GPU; about a minute and a half on 2 cores.
+# GPU; about 45 seconds on 2 cores once the skeletons are built.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 root=$PWD
@@ -30,6 +31,11 @@ leaks=$(grep -rlE '/\* (END )?STUDENT' --include='*.c' --include='*.h' --include
 grep -q '^## Instructors' "$copy/README.md" && fail "the copy's README keeps the instructors' part"
 authoring/leaks.sh "$copy" > "$tmp/leaks.log" 2>&1 ||
     { cat "$tmp/leaks.log"; fail "the copy gives away solution lines (authoring/leaks.sh)"; }
+# README's list of what later labs give away is what the scan finds now.
+awk '/^<!-- leaks.sh -s -->$/ { on = 1; next } on && /^```text$/ { next } on && /^```$/ { exit } on' \
+    README.md > "$tmp/readme-gives"
+authoring/leaks.sh -s "$copy" | diff "$tmp/readme-gives" - > "$tmp/gives.diff" ||
+    { cat "$tmp/gives.diff"; fail "README's list of what later labs give away differs from authoring/leaks.sh -s"; }
 
 # The first three labs alone: nothing of the others, no leak, a make check
 # that passes, and help, the handouts' index and the Classroom workflow
