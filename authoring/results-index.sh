@@ -85,6 +85,9 @@ gpus=()
 for dir in results/*/; do
     dir=${dir%/} gpu=${dir#results/}
     [ "$gpu" != emulation ] || continue
+    # a folder with no file in it is none of a GPU's (a copy of the tree
+    # that kept the folders of files since moved has them)
+    [ -n "$(find "$dir" -type f -print -quit)" ] || continue
     if [ "$gpu" = "$REFERENCE" ]; then gpus=("$gpu" "${gpus[@]}"); else gpus+=("$gpu"); fi
 done
 
@@ -152,7 +155,8 @@ done
 
 place() { # GENERATED FILE
     if [ -n "$check" ]; then
-        cmp -s "$1" "$2" || { echo "results: $2 is not what authoring/results-index.sh writes from the records: run it"; status=1; }
+        cmp -s "$1" "$2" || { echo "results: $2 is not what authoring/results-index.sh writes from the records: run it"
+                              diff -u "$2" "$1" | head -n 20; status=1; }
     else
         cmp -s "$1" "$2" || cp "$1" "$2"
     fi
