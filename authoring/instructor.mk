@@ -132,12 +132,11 @@ check-grade:
 # workflow names the stages the skeletons' drivers name. LABS=map,reduce
 # (comma-separated): a copy of those labs alone, for a course released in
 # parts; later labs' given code answers earlier labs' stages (README.md).
-comma := ,
 DIST_NAMED := $(subst $(comma), ,$(LABS))
 ifneq ($(filter dist,$(MAKECMDGOALS)),)
   ifneq ($(filter-out $(WRITTEN),$(DIST_NAMED)),)
     $(error make dist LABS=$(LABS): $(filter-out $(WRITTEN),$(DIST_NAMED)) $(if $(word 2,$(filter-out \
-      $(WRITTEN),$(DIST_NAMED))),are not labs,is not a lab); the labs, in course order: $(subst $(eval) ,$(comma),$(WRITTEN)))
+      $(WRITTEN),$(DIST_NAMED))),are not labs,is not a lab); the labs, in course order: $(subst $(space),$(comma),$(WRITTEN)))
   endif
 endif
 DIST_LABS := $(if $(DIST_NAMED),$(filter $(DIST_NAMED),$(WRITTEN)),$(WRITTEN))
