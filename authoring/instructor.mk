@@ -129,9 +129,19 @@ check-grade:
 
 # The student copy: the committed tree less the instructors' folders
 # (authoring/dist.sh), into DIST= (default build/dist). Its Classroom
-# workflow names the stages the skeletons' drivers name.
-dist: $(foreach l,$(WRITTEN),$(BUILD)/skeletons/$(l)/run)
-	@authoring/dist.sh "$(or $(DIST),build/dist)" $(BUILD)/skeletons $(WRITTEN)
+# workflow names the stages the skeletons' drivers name. LABS=map,reduce
+# (comma-separated): a copy of those labs alone, for a course released in
+# parts; later labs' given code answers earlier labs' stages (README.md).
+DIST_NAMED := $(subst $(comma), ,$(LABS))
+ifneq ($(filter dist,$(MAKECMDGOALS)),)
+  ifneq ($(filter-out $(WRITTEN),$(DIST_NAMED)),)
+    $(error make dist LABS=$(LABS): $(filter-out $(WRITTEN),$(DIST_NAMED)) $(if $(word 2,$(filter-out \
+      $(WRITTEN),$(DIST_NAMED))),are not labs,is not a lab); the labs, in course order: $(subst $(space),$(comma),$(WRITTEN)))
+  endif
+endif
+DIST_LABS := $(if $(DIST_NAMED),$(filter $(DIST_NAMED),$(WRITTEN)),$(WRITTEN))
+dist: $(foreach l,$(DIST_LABS),$(BUILD)/skeletons/$(l)/run)
+	@authoring/dist.sh "$(or $(DIST),build/dist)" $(BUILD)/skeletons $(DIST_LABS)
 
 # The student copy checked as CI checks it: it builds, its make check passes,
 # its tests fail until a lab is done and pass once it is (tests/dist).
@@ -181,8 +191,9 @@ help::
 	@echo "  make check-pdf           the PDF rendered page by page: none blank, each handout from a new page"
 	@echo "  make record LAB=map      on a GPU: the run tables at 2^28 into results/<gpu>/<lab>/run.md,"
 	@echo "                           then results/README.md, the index (CHECK=1: make check's proof too)"
-	@echo "  make dist                the student copy: build/dist/gpu-workbook.tar.gz, without"
-	@echo "                           solutions, answers, grader or mutants (make check-dist tries it)"
+	@echo "  make dist                the student copy: build/dist/gpu-workbook.tar.gz, without solutions,"
+	@echo "                           answers, notebook, grader or mutants (make check-dist tries it)"
+	@echo "      LABS=map,reduce                     only those labs, for a course released in parts"
 	@echo "  make diff LAB=map        a student's work: labs/ (or SUBMISSION=dir) against solutions/"
 	@echo "      AGAINST=skeleton                    against the untouched skeleton: what they wrote"
 	@echo "  make skeletons           regenerate labs/ from the STUDENT regions of solutions/"

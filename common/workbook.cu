@@ -158,16 +158,6 @@ int gpu_resident_blocks(int block)
     return by_threads < by_blocks ? by_threads : by_blocks;
 }
 
-unsigned device_grid(const void *kernel, int block, size_t work, size_t smem)
-{
-    int device, sms, per_sm;
-    CUDA_CHECK(cudaGetDevice(&device));
-    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block, smem));
-    size_t full = (size_t)sms * per_sm, needed = ceil_div(work, block);
-    return (unsigned)(needed < full ? needed : full);
-}
-
 void *library_temp(size_t bytes)
 {
     static void *temp;

@@ -23,12 +23,6 @@ static inline __host__ __device__ size_t ceil_div(size_t n, size_t b)
     return (n + b - 1) / b;
 }
 
-/* Blocks of `block` threads for `work` items, each block with `smem` bytes
- * of dynamic shared memory: enough to cover the items, but never more than
- * fill the GPU once with `kernel` (SMs times the blocks one SM holds), and
- * 0 for no work. Map's stage 2 has students write it; later labs use this. */
-unsigned device_grid(const void *kernel, int block, size_t work, size_t smem);
-
 /* A kernel may use more than 48 KB of shared memory, its own __shared__
  * variables (well under 1 KB) and `smem` dynamic bytes together, only if
  * asked first. */

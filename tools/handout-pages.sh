@@ -82,7 +82,7 @@ for f in "$@"; do
         lab="" file="-" written="-"
     else
         file="[\`labs/$lab/$lab.cu\`](../../labs/$lab/$lab.cu)"
-        [ -f "solutions/$lab/$lab.cu" ] || written="not yet"
+        [ -f "solutions/$lab/$lab.cu" ] || [ -f "labs/$lab/$lab.cu" ] || written="not yet" # as the Makefile's WRITTEN
     fi
     printf '| %s | [%s](%s.html) | %s | %s | %s |\n' "${n%%-*}" "$(field title "$f")" "$n" \
         "$(field subtitle "$f")" "$file" "$written"

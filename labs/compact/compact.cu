@@ -22,6 +22,7 @@
 #include <cub/cub.cuh>
 
 #include "collectives.cuh"
+#include "grid.cuh"
 #include "compact.h"
 #include "lookback.cuh"
 

@@ -16,6 +16,7 @@
  * Time:  make run LAB=reduce N=2^28  (VARIANT=int or float, BLOCK= threads per block)
  */
 #include "workbook.cuh"
+#include "grid.cuh"
 #include "reduce.h"
 
 /* TODO your own includes and helpers ----------------------------------------

@@ -16,6 +16,7 @@
  * Time:  make run LAB=histogram N=2^28    (VARIANT= picks an input, BLOCK= threads per block)
  */
 #include "workbook.cuh"
+#include "grid.cuh"
 #include "histogram.h"
 
 /* STUDENT your own includes and helpers -------------------------------------

@@ -454,33 +454,35 @@ const char *emu_colliding_places(int *out, int block, int planted)
     return finish_ints(out, d, block);
 }
 
-/* Hillis and Steele's inclusive scan of each block, in place; the planted
- * bug leaves out the barriers of its steps. */
-__global__ void hillis_steele(int *out, const int *in, bool planted)
+/* Each block's values rotated by steps of 1, 2, 4, ... places in shared
+ * memory, one place in all: thread t takes the value step places after its
+ * own. A step reads what other threads wrote the step before, so it needs
+ * a barrier between its reads and its writes and one after them; the
+ * planted bug leaves out both. (Not a lab's scan: that is the labs' to
+ * write, and this file ships with every lab.) */
+__global__ void stepped_rotation(int *out, const int *in, bool planted)
 {
-    extern __shared__ int sums[];
+    extern __shared__ int slots[];
     unsigned t = threadIdx.x;
     size_t i = blockIdx.x * (size_t)blockDim.x + t;
-    sums[t] = in[i];
+    slots[t] = in[i];
     __syncthreads();
-    for (unsigned offset = 1; offset < blockDim.x; offset *= 2) {
-        int v = sums[t];
-        if (t >= offset)
-            v += sums[t - offset];
+    for (unsigned step = 1; step < blockDim.x; step *= 2) {
+        int v = slots[(t + step) % blockDim.x];
         if (!planted)
             __syncthreads();
-        sums[t] = v;
+        slots[t] = v;
         if (!planted)
             __syncthreads();
     }
-    out[i] = sums[t];
+    out[i] = slots[t];
 }
 
-const char *emu_hillis_steele(int *out, const int *in, int blocks, int block, int planted)
+const char *emu_stepped_rotation(int *out, const int *in, int blocks, int block, int planted)
 {
     size_t n = (size_t)blocks * block;
     int *d_in = to_device(in, n), *d = to_device(NULL, n);
-    hillis_steele<<<blocks, block, block * sizeof(int)>>>(d, d_in, planted != 0);
+    stepped_rotation<<<blocks, block, block * sizeof(int)>>>(d, d_in, planted != 0);
     CUDA_CHECK(cudaFree(d_in));
     return finish_ints(out, d, n);
 }

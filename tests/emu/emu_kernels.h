@@ -37,7 +37,7 @@ const char *emu_chained_blocks(int *out, int blocks);
 const char *emu_tree_sum(int *out, const int *in, int blocks, int block, int planted);
 const char *emu_tile_transpose(int *out, const int *in, int planted);
 const char *emu_colliding_places(int *out, int block, int planted);
-const char *emu_hillis_steele(int *out, const int *in, int blocks, int block, int planted);
+const char *emu_stepped_rotation(int *out, const int *in, int blocks, int block, int planted);
 const char *emu_spin_after_race(void);
 const char *emu_warp_scan(int *out, const int *in, int planted);
 const char *emu_shared_histogram(int *bins, const int *in, int n, int planted);

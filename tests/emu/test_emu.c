@@ -405,25 +405,25 @@ Test(emu, names_colliding_places_beside_a_missing_barrier, TIMEOUT)
                                                 NULL});
 }
 
-Test(emu, passes_a_hillis_steele_scan_with_its_barriers, TIMEOUT)
+Test(emu, passes_a_stepped_rotation_with_its_barriers, TIMEOUT)
 {
     enum { BLOCKS = 3, BLOCK = 256 };
     int in[BLOCKS * BLOCK], out[BLOCKS * BLOCK];
     random_ints(in, BLOCKS * BLOCK, 100);
-    expect_success(emu_hillis_steele(out, in, BLOCKS, BLOCK, 0));
-    for (int i = 0, sum = 0; i < BLOCKS * BLOCK; i++) {
-        sum = (i % BLOCK ? sum : 0) + in[i];
-        cr_assert_eq(out[i], sum, "out[%d] = %d, expected %d", i, out[i], sum);
+    expect_success(emu_stepped_rotation(out, in, BLOCKS, BLOCK, 0));
+    for (int i = 0; i < BLOCKS * BLOCK; i++) {
+        int from = i - i % BLOCK + (i + BLOCK - 1) % BLOCK; /* one place: t - 1, cyclically */
+        cr_assert_eq(out[i], in[from], "out[%d] = %d, expected in[%d] = %d", i, out[i], from, in[from]);
     }
 }
 
-Test(emu, advises_syncthreads_for_a_hillis_steele_scan_without_barriers, TIMEOUT)
+Test(emu, advises_syncthreads_for_a_stepped_rotation_without_barriers, TIMEOUT)
 {
     enum { BLOCKS = 2 };
     static int in[BLOCKS * 1024], out[BLOCKS * 1024];
     random_ints(in, BLOCKS * 1024, 100);
     for (int block = 64; block <= 1024; block *= 4)
-        expect_block_barrier_advice(emu_hillis_steele(out, in, BLOCKS, block, 1));
+        expect_block_barrier_advice(emu_stepped_rotation(out, in, BLOCKS, block, 1));
 }
 
 Test(emu, ends_a_block_that_spins_on_what_a_race_left, TIMEOUT)
