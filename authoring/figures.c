@@ -156,6 +156,7 @@ struct cfile {
 static struct cfile **files;
 static int nfiles, capfiles;
 
+static int read_unit(const char *s, int *kind, double *scale, char *name);
 static int cur_variant = -1, cur_diff;  /* of the values add_value adds */
 static void add_value(struct cfile *f, double v, int vkind, int line, double n, const char *what)
 {
@@ -195,7 +196,13 @@ static void load_text(struct cfile *f, char **lines)
             }
             len = read_number(p, &v, &dec, &grouped);
             if (!len) { p++; continue; }
-            add_value(f, v, V_TEXT, i + 1, 0, NULL);
+            /* a unit written after it says what it is: 0.7172 ms, 100.6%, 1.6x */
+            int kind;
+            double scale;
+            char unit[8];
+            static const int vkind_of[NKINDS] = {V_TIME, V_BW, V_PCT, V_RATIO, V_TEXT, V_TEXT};
+            if (read_unit(p + len, &kind, &scale, unit)) add_value(f, v * scale, vkind_of[kind], i + 1, 0, NULL);
+            else add_value(f, v, V_TEXT, i + 1, 0, NULL);
             if (grouped) {                          /* 97,807 also as 97 and 807 */
                 for (const char *q = p; q < p + len; ) {
                     char part[8];
@@ -723,6 +730,8 @@ static int find_figures(const struct block *b, struct figure **out)
         "questions ", "line ", "lines ", "row ", "rows ", "level ", "levels ", "pass ", "passes ",
         "run ", "issue ", "version ", "CUDA ", "driver ", "nvcc ", "capability ", NULL};
     static const char *const by[] = {"by ", NULL};
+    static const char *const ahead[] = {" behind", " ahead", " faster", " slower", " more", " less",
+        " longer", " shorter", " quicker", NULL};
     static const char *const sizes[] = {" bytes", " floats", " ints", " words", " B ", " KiB", " MiB",
         " GiB", " threads", " blocks", " tiles", " keys", " values", " elements", " warps", NULL};
     static const char *const about[] = {"about ", "nearly ", "roughly ", "around ", "almost ",
@@ -809,6 +818,8 @@ static int find_figures(const struct block *b, struct figure **out)
         const char *e = t + fig[j].chain_end;
         if (!strncmp(e, " or more", 8) || !strncmp(e, " or less", 8) || !strncmp(e, " or fewer", 9))
             fig[j].skip = 1;
+        /* 15 % behind, 16 % faster: how far a ratio is from 1 */
+        if (after_word_at(e, ahead)) fig[j].by = 1;
     }
     *out = fig;
     return n;
@@ -817,6 +828,7 @@ static int find_figures(const struct block *b, struct figure **out)
 /* ---- checking a figure ------------------------------------------------- */
 
 struct nearest { double err, conv; const struct value *v; const struct cfile *f; };
+static int matched_csv;   /* whether the value check() found last came from a bench CSV */
 
 static double tolerance(const struct figure *g)
 {
@@ -850,7 +862,7 @@ static int from_value(const struct figure *g, const struct value *v, const struc
         break;
     case PCT:            /* "by 16 %": also how far a share or a ratio is from 100 % */
         if (v->vkind == V_PCT) c[n++] = x, c[n++] = g->by ? fabs(x - 100) : x;
-        else if (v->vkind == V_RATIO) c[n++] = 100 * x, c[n++] = g->by ? 100 * fabs(x - 1) : 100 * x;
+        else if (v->vkind == V_RATIO && g->by) c[n++] = 100 * fabs(x - 1);
         else if (v->vkind == V_TEXT) c[n++] = x, c[n++] = 100 * x;
         break;
     case RATIO:
@@ -898,8 +910,8 @@ static int check(const struct figure *g, const struct cites *cs, const struct fi
         const struct cite *c = &cs->c[i];
         for (int j = 0; j < c->f->nval; j++) {
             const struct value *v = &c->f->val[j];
-            if (v->line >= c->from && v->line <= c->to && from_value(g, v, c, m))
-                return v->vkind == V_TEXT || !strcmp(v->what, "ms") || !strcmp(v->what, "gbps") ? 1 : 2;
+            if (v->line >= c->from && v->line <= c->to && from_value(g, v, c, m) && (matched_csv = c->f->csv, 1))
+                return !v->what || !strcmp(v->what, "ms") || !strcmp(v->what, "gbps") ? 1 : 2;
         }
     }
     return from_quoted(g, fig, nfig) ? 3 : 0;
@@ -908,7 +920,8 @@ static int check(const struct figure *g, const struct cites *cs, const struct fi
 /* ---- a document -------------------------------------------------------- */
 
 static int checked, passed, failed, skipped, docs;
-static int tried[NKINDS], caught[NKINDS], passing[NKINDS];
+/* --perturb's counts, by kind and by where the figure was found: a bench CSV, another file, rule 3 */
+static int tried[NKINDS][3], caught[NKINDS][3], passing[NKINDS][3];
 static int verbose, perturb;
 
 static void print_figure(FILE *out, const struct block *b, const struct figure *g)
@@ -1203,15 +1216,16 @@ static void check_doc(const char *path)
                     printf(": rule %d (%s)\n", rule, kind_name[g->kind]);
                 }
                 if (perturb) {
-                    passing[g->kind]++;
+                    int src = rule == 3 ? 2 : matched_csv ? 0 : 1;
+                    passing[g->kind][src]++;
                     struct figure orig = *g;
                     for (int f = 0; f < 2; f++) {
                         double p = pow(10, orig.decimals);
                         fig[k].fu = round(orig.fu * (f ? 0.71 : 1.37) * p) / p;
                         if (fig[k].fu == orig.fu) continue;
-                        tried[orig.kind]++;
+                        tried[orig.kind][src]++;
                         int rule2 = check(&fig[k], &scope, fig, nfig, NULL);
-                        caught[orig.kind] += !rule2;
+                        caught[orig.kind][src] += !rule2;
                         if (rule2 && verbose) {
                             printf("%s:%d: %g instead of ", path, line_of(b, g->pos) + 1, fig[k].fu);
                             print_figure(stdout, b, &orig);
@@ -1254,14 +1268,23 @@ int main(int argc, char **argv)
     }
     for (int i = 0; i < nargs; i++) check_doc(args[i]);
     if (perturb) {
-        int t = 0, c = 0;
+        static const char *src[3] = {"a bench CSV", "another file", "quoted figures"};
+        int all[2] = {0, 0};
+        printf("figures that pass, and how many of them are caught at 1.37 and at 0.71 times their value:\n");
         for (int k = 0; k < NKINDS; k++) {
-            if (!tried[k]) continue;
-            printf("%-12s %4d figures pass; times 1.37 or 0.71, %4d of %4d are caught (%.0f %%)\n",
-                   kind_name[k], passing[k], caught[k], tried[k], 100.0 * caught[k] / tried[k]);
-            t += tried[k], c += caught[k];
+            int p = 0, t = 0, c = 0;
+            for (int s = 0; s < 3; s++) p += passing[k][s], t += tried[k][s], c += caught[k][s];
+            if (!t) continue;
+            printf("%-12s %4d pass, %4d of %4d caught (%3.0f %%):", kind_name[k], p, c, t, 100.0 * c / t);
+            const char *sep = " ";
+            for (int s = 0; s < 3; s++)
+                if (tried[k][s])
+                    printf("%sfrom %s %.0f %% of %d", sep, src[s], 100.0 * caught[k][s] / tried[k][s], tried[k][s]),
+                    sep = ", ";
+            printf("\n");
+            all[0] += c, all[1] += t;
         }
-        if (t) printf("%-12s %4d of %4d caught (%.0f %%)\n", "all", c, t, 100.0 * c / t);
+        if (all[1]) printf("%-12s %4d of %4d caught (%.0f %%)\n", "all", all[0], all[1], 100.0 * all[0] / all[1]);
         return 0;
     }
     printf("figures: %d checked in %d files: %d passed, %d failed (%d bounds and results of "
