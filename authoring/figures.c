@@ -1,66 +1,78 @@
 /* figures.c: every figure a handout or a model answer quotes beside a
  * citation of a file must be in that file, or follow from it by a rule
- * this checker knows. `make check-figures` runs it on handouts/STAR.md and
- * solutions/STAR/ANSWERS.md from the repository's root:
+ * this checker knows. `make check-figures` runs it on every handout (handouts/NN-LAB.md) and
+ * model answer (solutions/LAB/ANSWERS.md), from the repository's root:
  *
  *     build/figures [-v] [--perturb] [FILE.md...]
  *
- * It prints one line a figure it cannot find, FILE:LINE, the figure, the
- * files it searched and the nearest value they hold, then a line of
- * counts, and fails if any figure was not found. -v prints every figure
- * checked and the rule that passed it; --perturb says, for each kind of
- * figure, what share of the figures that pass it would catch if each
- * were 1.37 or 0.71 times what it is (on 2026-11-28's tree: time 96 %,
- * percent 91 %, ratio 73 %, bare decimal 93 %, count 100 %).
+ * One line a figure not found: FILE:LINE, the figure, the files searched
+ * and the nearest value they hold (file:line, and a CSV row's stage,
+ * variant, n and column); then a line of counts. It fails if any figure
+ * was not found. -v: every figure checked, with the rule that passed it.
+ * --perturb: how many of the figures that pass would be caught at 1.37
+ * and at 0.71 times their value (-v: each one that would not). On
+ * 2026-11-28's tree: time 66 %, percent 31 %, ratio 28 %, bare decimal
+ * 60 %, count 98 %; found in a bench CSV, 64 to 100 % but ratios 42 %;
+ * found in a large Markdown file cited whole (results/H100.md), 20 to 62 %.
  *
- * A citation is a path to a file or folder under results/ or notebook/
- * that exists (`../results/...` in a link too; a path with a <placeholder>
- * is no citation, nor one inside inline code with more than the path, as
- * in `git show 6bda113:results/H100.md`). A folder stands for its files; a
- * plot (X.svg) for the CSV it was drawn from (X.csv, else X less its last
- * -suffix, .csv); a file's bare name for the file of that name in a folder
- * cited earlier in the document. A quoted name just after a citation of a
- * Markdown file ("results/H100.md, "Issue 19"") narrows it to the sections
- * whose heading holds that name, where one does.
+ * A citation is a path under results/ or notebook/ that exists
+ * (`../results/...` in a link too; not one with a <placeholder>, nor one
+ * inside inline code that holds more than the path, as in `git show
+ * 6bda113:results/H100.md`). A folder stands for its files; a plot X.svg
+ * for its CSV (X.csv, else X less its last -suffix, .csv); a bare file
+ * name for the file of that name in a folder the document cited before.
+ * A name in quotes just after a citation of a Markdown file ("results/
+ * H100.md, "Issue 19"", or "(`make -s run LAB=reduce ...`") narrows it to
+ * the sections whose headings hold that name, where any does.
  *
- * Where it reaches: a citation covers its block (lines between blank
- * lines; a list item starts a block of its own; a table is one block).
- * One in a figure's caption (a block with ![...](...)) covers the rest of
- * its section, up to the next heading. In a model answer, a sentence of
- * the opening (before answer 1) that names answer or question N and cites
- * a file covers answer N (its `## N.` section or its `N.` list item).
- * Code blocks (```) are skipped, and so are inline code and $math$.
+ * What a citation covers: its block (lines between blank lines; a list
+ * item at the same or a lower indent starts a new block; a table is one
+ * block). One in a plot's caption (a block with ![...](...)) also covers
+ * the rest of its section, to the next heading. In a model answer
+ * (ANSWERS.md), a citation in the opening (before answer 1) covers the
+ * answers its sentence names before it ("Answer 10 comes from ...",
+ * "questions 1 and 7, from ..."; a name in parentheses ends with them),
+ * and every answer if it names none ("every figure below comes from").
+ * Code blocks, inline code and $math$ are not read. Of a bench CSV, only
+ * the rows of the variants the block names, else its caption, else all.
  *
- * A figure is a number with a unit: ns, µs, us, ms, s; GB/s, TB/s; %; x,
- * × or "times" (a ratio); a decimal with no unit (a ratio, a time in a
- * table, ...: any kind); an integer written with thousands separators
- * (97 807, 1,442: a count). A number with no unit takes the unit of the
- * figure it is joined to by "to", "-", "and", "or", "," or "against"
- * ("79 to 84 %", "399 ms against 1040"); a table cell takes one named in
- * its column's heading. Not figures: sizes (2^28, 16384x16384), integers
- * without a unit, versions, dates, hashes, a product "5 x 0.5435", the
- * result of arithmetic shown ("= 2.72 ms", "≈ 3.43": its operands are
- * checked instead), and bounds, which a run does not measure ("at most
- * 5 %", "within 1 %", "under 2 µs").
+ * A figure is a number with a unit: ns, µs, us, ms, s; GB/s, TB/s; %; x, ×
+ * or "times"; million, billion; or a decimal with no unit (of any kind),
+ * or an integer with thousands separators (97 807, 1,442: a count, unless
+ * a power of two or a count of bytes, threads, blocks, tiles...). A number
+ * takes the unit of the figure it is joined to by "to", "-", "and", "or",
+ * "," ("79 to 84 %"), of the one before "against" ("399 ms against
+ * 1040"), or of its table column's heading ("stage 8, µs"). Not figures:
+ * sizes (2^28, 16384x16384) and ratios of two sizes the sentence names
+ * ("1024 times the elements"), bare integers, a number after stage,
+ * question, line, run, CUDA..., versions, dates, hashes, products ("5 x
+ * 0.5435"), the result of arithmetic shown ("= 2.72 ms", "≈ 3.43": its
+ * operands are checked instead), and bounds: after at most, at least,
+ * under, below, over, above, within, up to, less or more than, or before
+ * "or more", "or less". There is no escape list: a number that is not a
+ * measurement is written as one of these.
  *
- * A figure passes if one of these holds (the figure's precision is its
- * last digit: 2.34 ms is met by 2.3401 ms, not by 2.36):
- *  1. a number in a cited file rounds to it: as it is, or in a unit a
- *     thousand times larger or smaller (0.1494 ms for 149.4 µs); for a
- *     percent, also a hundred times the number (a share written 0.923);
- *  2. a bench CSV (lab,variant,n,...,ms,gbps,copy_share,cpu_ms,vs_cpu)
+ * A figure passes if one of these holds. Its precision is its last digit:
+ * 2.34 ms is met by 2.3401, not 2.36; after about, nearly, roughly...,
+ * "170" is met by 165 to 175.
+ *  1. A number in a cited file rounds to it. One written with a unit
+ *     (0.7172 ms, 100.6%, 1.6x) must be of the figure's kind, converted;
+ *     one without may be a thousand times larger or smaller (0.1494 for
+ *     149.4 µs), or for a percent a hundred times smaller (0.923).
+ *  2. A bench CSV (lab,variant,n,...,ms,gbps,copy_share,cpu_ms,vs_cpu)
  *     gives it: a row's ms or cpu_ms, either per element (ms*1e6/n ns),
  *     gbps, copy_share*100 %, vs_cpu, or the ratio of two rows' ms at the
- *     same variant and n (as a ratio, or times 100 as a percent); where
- *     the figure's sentence names sizes (2^20, 16384x16384), only rows of
- *     those n count (from the smallest to the largest named; "from 2^22"
- *     alone reaches the largest), and in a table the size in the cell's
- *     column heading or its row;
- *  3. it is the ratio of two figures of one kind quoted in its sentence or
+ *     same variant and n; where the sentence names sizes, their difference
+ *     too. After "by" or before "behind", "faster"..., a percent is also
+ *     how far a share or such a ratio is from 100 %. Where the figure's
+ *     sentence names sizes, only rows of those n count: the size after it
+ *     ("7.1 µs at 2^18", "from 2^12 to 2^18"), else the last its clause
+ *     names before it ("from 2^22" reaches the largest), else all the
+ *     sentence names; in a table, the size in its column's heading, else
+ *     in its row.
+ *  3. It is the ratio of two figures of one kind quoted in its sentence or
  *     the one before (in a table, its row): "1.6 times" from "149.4 µs and
- *     93.6 µs", or a percent of one of the other.
- * A figure the checker should not read as measured has no escape hatch:
- * write it so that it is none of the above (a bound, arithmetic shown).
+ *     93.6 µs"; or, for a percent, a hundred times it (not of two percents).
  */
 #define _GNU_SOURCE
 #include <ctype.h>
