@@ -1,7 +1,8 @@
 /* figures.c: every figure a handout or a model answer quotes beside a
  * citation of a file must be in that file, or follow from it by a rule
- * this checker knows. `make check-figures` runs it on every handout (handouts/NN-LAB.md) and
- * model answer (solutions/LAB/ANSWERS.md), from the repository's root:
+ * this checker knows. `make check-figures` runs it on every handout
+ * (handouts/NN-LAB.md) and model answer (solutions/LAB/ANSWERS.md), from
+ * the repository's root:
  *
  *     build/figures [-v] [--perturb] [FILE.md...]
  *
