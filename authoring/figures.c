@@ -764,6 +764,10 @@ static int find_figures(const struct block *b, struct figure **out)
             continue;
         }
         len = read_number(t + i, &v, &g.decimals, &grouped);
+        if (grouped && after_word(t, i, labels)) {   /* "stage 2 140.2 µs": a label, then a figure */
+            i += strspn(t + i, "0123456789") - 1;
+            continue;
+        }
         const char *after = t + i + len;
         /* not a number we read: 13.0.88, 03:39, 1/2, 2026-11-24, 4b, 85c71c8 */
         if ((after[0] == '.' && isdigit((unsigned char)after[1])) ||
