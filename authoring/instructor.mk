@@ -6,7 +6,7 @@
 
 .PHONY: skeletons check-skeletons prove mutants soak diff grade check-grade dist check-dist \
         deps-slurm check-grade-slurm record \
-        gradescope check-bench check-pdf check-scripts
+        gradescope check-bench check-pdf check-scripts check-figures
 
 # The skeletons as the solutions make them today, file by file: what
 # labs/ should hold, and what `make check` proves the tests fail on. They
@@ -29,9 +29,24 @@ skeletons: $(SKELETON_FILES)
 check-skeletons: $(SKELETON_FILES)
 	@authoring/skeletons.sh check $(SKELETONS) $(WRITTEN)
 
+# Every figure a handout or a model answer quotes beside a citation of a
+# file under results/ or notebook/, checked against that file by the rules
+# that authoring/figures.c lists: one line a figure not found, with the
+# nearest value. make check runs the checker's test and the checker, and
+# fails on a figure that drifted only with FIGURES_STRICT=1 (to be the
+# default here once the handouts quote today's runs).
+FIGURES_STRICT ?=
+$(BUILD)/figures: authoring/figures.c
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -o $@ $< -lm
+
+check-figures: $(BUILD)/figures
+	@tests/figures/figures-test.sh $(BUILD)/figures
+	@$(BUILD)/figures
+
 # The kit's own checks. Without a GPU it proves under the emulation, with
 # NVCC_CHECK= : nvcc has just compiled every file.
-check: check-skeletons check-scripts $(PROVEN) $(BUILD)/selftest $(BUILD)/probe $(EMU_TEST)
+check: check-skeletons check-scripts $(PROVEN) $(BUILD)/selftest $(BUILD)/probe $(EMU_TEST) $(BUILD)/figures
 	@echo "check: built the skeleton and the solution of: $(WRITTEN)"
 	@$(BUILD)/selftest --short-filename
 	$(RUN_EMU_TEST)
@@ -42,6 +57,11 @@ check: check-skeletons check-scripts $(PROVEN) $(BUILD)/selftest $(BUILD)/probe 
 	  $(MAKE) --no-print-directory EMU=1 NVCC_CHECK= prove; fi
 	@if command -v pandoc > /dev/null; then $(MAKE) --no-print-directory handouts; \
 	 else echo "check: handouts not built: pandoc is missing (make deps installs it)"; fi
+	@tests/figures/figures-test.sh $(BUILD)/figures
+	@$(BUILD)/figures > $(BUILD)/figures.txt && tail -n 1 $(BUILD)/figures.txt || { tail -n 1 $(BUILD)/figures.txt; \
+	  echo "check: figures differ from the files they cite: $(BUILD)/figures.txt lists them (make \
+	  check-figures)$(if $(FIGURES_STRICT),,; not counted as a failure until FIGURES_STRICT=1)"; \
+	  [ -z "$(FIGURES_STRICT)" ]; }
 
 # On a GPU the tests count each stage's technique with the emulated driver
 # of its tree (authoring/prove.sh points them at it).
@@ -191,6 +211,8 @@ help::
 	@echo "  make check-pdf           the PDF rendered page by page: none blank, each handout from a new page"
 	@echo "  make record LAB=map      on a GPU: the run tables at 2^28 into results/<gpu>/<lab>/run.md,"
 	@echo "                           then results/README.md, the index (CHECK=1: make check's proof too)"
+	@echo "  make check-figures       each figure a handout or model answer quotes beside a cited file,"
+	@echo "                           checked against it (FIGURES_STRICT=1: make check fails on a drift)"
 	@echo "  make dist                the student copy: build/dist/gpu-workbook.tar.gz, without solutions,"
 	@echo "                           answers, notebook, grader or mutants (make check-dist tries it)"
 	@echo "      LABS=map,reduce                     only those labs, for a course released in parts"
