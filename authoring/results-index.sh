@@ -9,6 +9,10 @@
 #   results/<gpu>/<lab>/bench.*  make bench: CSV, the tables it printed, plots
 #   results/<gpu>/mutants.md, profile.md   the census of planted mistakes and
 #                                make profile on the GPU, as printed
+#   results/<gpu>/<lab>/experiment-<name>.txt   what a program of the
+#                                notebook printed, as printed, where a handout
+#                                argues from its table (its source stays in
+#                                notebook/experiments/)
 #   results/emulation/           what the CPU emulation measured
 # Nothing else belongs there: investigations, experiments and patches are
 # the instructors' notebook/. --check writes nothing and fails when the index
@@ -32,7 +36,7 @@ while IFS= read -r f; do
     case $rel in
         README.md | emulation/*.md | emulation/*.txt) ok=1 ;;
         */machine.md | */check.md | */mutants.md | */profile.md) [[ $rel == */*/* ]] || ok=1 ;;
-        */*/run.md | */*/bench.csv | */*/bench.log | */*/bench.svg | */*/bench-*.svg)
+        */*/run.md | */*/bench.csv | */*/bench.log | */*/bench.svg | */*/bench-*.svg | */*/experiment-*.txt)
             lab=${rel#*/} lab=${lab%%/*}
             [[ " $LABS " == *" $lab "* && $rel != */*/*/* ]] && ok=1 ;;
     esac
