@@ -59,8 +59,8 @@ check: check-skeletons check-scripts $(PROVEN) $(BUILD)/selftest $(BUILD)/probe 
 	 else echo "check: handouts not built: pandoc is missing (make deps installs it)"; fi
 	@tests/figures/figures-test.sh $(BUILD)/figures
 	@$(BUILD)/figures > $(BUILD)/figures.txt && tail -n 1 $(BUILD)/figures.txt || { tail -n 1 $(BUILD)/figures.txt; \
-	  echo "check: figures differ from the files they cite: $(BUILD)/figures.txt lists them (make \
-	  check-figures)$(if $(FIGURES_STRICT),,; not counted as a failure until FIGURES_STRICT=1)"; \
+	  echo "check: figures differ from the files they cite: $(BUILD)/figures.txt lists them" \
+	  "(make check-figures)$(if $(FIGURES_STRICT),,; not counted as a failure until FIGURES_STRICT=1)"; \
 	  [ -z "$(FIGURES_STRICT)" ]; }
 
 # On a GPU the tests count each stage's technique with the emulated driver
