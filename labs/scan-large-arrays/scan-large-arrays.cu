@@ -362,7 +362,8 @@ static void scan_large_stage3(const struct args *a, int block)
 
 /* ---- stage 4 ------------------------------------------------------------ */
 
-/* At most 40 registers a thread, where the compiler would take 48, so that
+/* At most 40 registers a thread, where the compiler would take 44 to 46
+ * (48 once allocated, a warp's share rounded up), so that
  * six blocks of 256 threads fit on an SM instead of five: while one tile
  * waits for its carry, more of the others keep memory busy (on an H100,
  * 0.94 ms became 0.91 at 2^28; notebook/scan-large-arrays.md). __maxnreg__ says so on
