@@ -774,8 +774,8 @@ static int find_figures(const struct block *b, struct figure **out)
             (strchr(":/^", after[0]) && after[0] && isdigit((unsigned char)after[1])) ||
             (after[0] == '-' && isdigit((unsigned char)after[1]) && isdigit((unsigned char)after[2]) &&
              strchr(after + 1, '-') && strchr(after + 1, '-') - after <= 3)) {
-            i += (size_t)len;
-            while (isalnum((unsigned char)t[i]) || strchr(".:/^-", t[i])) i++;
+            i += (size_t)len;   /* on the first character after it, one of .:/^- */
+            while (t[i + 1] && (isalnum((unsigned char)t[i + 1]) || strchr(".:/^-", t[i + 1]))) i++;
             continue;
         }
         g.pos = i, g.end = i + (size_t)len, g.fu = v, g.scale = 1;
