@@ -1020,7 +1020,7 @@ static void answer_cites(const struct block *b, const struct list *at, const str
         struct event x = {(size_t)at->p[i], 1, i ? (int)(size_t)ends->p[i - 1] : 0, (int)(size_t)ends->p[i]};
         PUSH(ev, nev, cap, x);
     }
-    qsort(ev, (size_t)nev, sizeof *ev, by_pos);
+    if (nev) qsort(ev, (size_t)nev, sizeof *ev, by_pos);
     int list[MAXANS], depth_of[MAXANS], nlist = 0, last_cite = 0, sentence = -1;
     size_t pos = 0;
     int depth = 0;
