@@ -420,6 +420,7 @@ struct figure {
     double scale;      /* its unit in seconds (TIME) or GB/s (BW), else 1 */
     int kind, decimals, has_unit, skip, label, approx, by;
     size_t chain_end;  /* the end of the last figure it is joined to: "5.5 to 5.9 µs" */
+    int chain_i, chain_n;  /* its place in that chain, and the chain's length */
     double tol;        /* how far a value may be and still round to it */
     char unit[8];
     double nlo, nhi;   /* the sizes its sentence names; 0, 0: any */
@@ -580,7 +581,7 @@ static int read_unit(const char *s, int *kind, double *scale, char *name)
             /* 5 x 0.5435 and 132 × 2048 are products; 16384x16384 a shape */
             const char *q = after;
             while (*q == ' ') q++;
-            if (isdigit((unsigned char)*q) || *q == '$') continue;
+            if (isdigit((unsigned char)*q) || *q == '$' || *q == '(') continue;
             if (sp && units[i].u[0] == 'x') continue;   /* "4 x" is a product or a name */
         }
         *kind = units[i].kind, *scale = units[i].scale;
@@ -683,7 +684,21 @@ static void figure_sizes(const char *raw, const char *text, const struct figure 
     while (*p == ' ') p++;
     if (!strncmp(p, "at ", 3) || !strncmp(p, "from ", 5)) {
         size_t at = (size_t)(p - raw) + (*p == 'a' ? 3 : 0);
-        int k = sizes_in(raw, at, s1, s, 2);
+        int k = sizes_in(raw, at, s1, s, 32);
+        /* respectively: "75.8, 75.7 and 76.8 % at 2^24, 2^26 and 2^28" */
+        if (g->chain_n > 1 && k >= g->chain_n && s[0].pos <= at + 10 && !s[0].from) {
+            int list = 1;
+            for (int i = 1; i < g->chain_n; i++) {
+                char gap[16];   /* what joins two sizes, less their $...$ */
+                size_t m = 0;
+                for (size_t q = s[i - 1].end; q < s[i].pos && m < sizeof gap - 1; q++)
+                    if (raw[q] != '$') gap[m++] = raw[q];
+                gap[m] = 0;
+                list &= !s[i].from && !s[i].to && joins(gap, gap + m);
+            }
+            if (list) { sizes_range(s + g->chain_i, 1, lo, hi); return; }
+        }
+        if (k > 2) k = 2;
         if (k && s[0].pos <= at + 10) {
             if (k == 2 && !(s[0].from && s[1].to)) k = 1;
             sizes_range(s, k, lo, hi);
@@ -798,8 +813,11 @@ static int find_figures(const struct block *b, struct figure **out)
         if (g.kind == COUNT && g.scale == 1 && after_word_at(after, sizes)) g.kind = -1;
         /* the result of arithmetic shown: = 2.72, ≈ 3.43 */
         size_t k = i;
-        while (k > 0 && t[k - 1] == ' ') k--;
-        if (k > 0 && (t[k - 1] == '=' || (k >= 3 && !strncmp(t + k - 3, "\xe2\x89\x88", 3)))) g.skip = 1;
+        while (k > 0 && (t[k - 1] == ' ' || t[k - 1] == '*' || t[k - 1] == '_')) k--;   /* = **7.0** */
+        if (k > 0 && (t[k - 1] == '=' || (k >= 3 && !strncmp(t + k - 3, "\xe2\x89\x88", 3)))) {
+            g.skip = 1;   /* yet an operand of what follows: 16 029 - 8192 = 7837 requests */
+            if (g.kind < 0 && !g.label) g.kind = COUNT;
+        }
         PUSH(fig, n, cap, g);
         i = g.end - 1;
     }
@@ -837,6 +855,8 @@ static int find_figures(const struct block *b, struct figure **out)
             fig[j].skip = 1;
         /* 15 % behind, 16 % faster: how far a ratio is from 1 */
         if (after_word_at(e, ahead)) fig[j].by = 1;
+        for (int m = 0; m < n; m++)
+            if (fig[m].chain_end == fig[j].chain_end) fig[j].chain_i += m < j, fig[j].chain_n++;
     }
     *out = fig;
     return n;
@@ -871,7 +891,8 @@ static int from_value(const struct figure *g, const struct value *v, const struc
     int n = 0;
     if (v->diff && g->nlo == 0) return 0;
     if (cite->variants && v->variant >= 0 && !(cite->variants >> v->variant & 1)) return 0;
-    if (g->nlo > 0 && v->n > 0 && (v->n < g->nlo * (1 - 1e-9) || v->n > g->nhi * (1 + 1e-9))) return 0;
+    /* a matrix's odd shape is one element short of its square: 1023x1025 at 2^20 */
+    if (g->nlo > 0 && v->n > 0 && (v->n < g->nlo * (1 - 1e-9) - 1 || v->n > g->nhi * (1 + 1e-9))) return 0;
     switch (g->kind) {
     case TIME: case BW:
         if (v->vkind == (g->kind == TIME ? V_TIME : V_BW)) c[n++] = x / g->scale;
@@ -1157,6 +1178,9 @@ static void check_doc(const char *path)
         for (int k = i; k < j; k++) b.offset[k - i] = len, len += strlen(line[k]) + 1;
         b.raw = malloc(len + 1), b.raw[0] = 0;
         for (int k = i; k < j; k++) strcat(strcat(b.raw, line[k]), k + 1 < j ? "\n" : "");
+        /* a paragraph's line breaks are spaces ("0.85 ns at" / "2^28"); a table's end its rows */
+        if (!b.table)
+            for (char *c = b.raw; (c = strchr(c, '\n')); ) *c = ' ';
         b.text = strdup(b.raw);
         blank_markup(b.text);
         PUSH(blk, nblk, capblk, b);

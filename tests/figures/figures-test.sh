@@ -47,7 +47,7 @@ printf 'hazards: 12,402,687\n' > notebook/note.txt
 cat > handouts/01-lab.md << 'MD'
 # Lab
 
-Stage 1 took 0.7172 ms (results/runs.md, "Issue 7"), 1.6 times less than
+Stage 1 took 0.7172 ms (results/runs.md, "Issue 7"), 1.6 times quicker than
 1.15 ms.
 
 The profile counted 12 402 687 conflicts (notebook/note.txt), at most 9.9 µs
