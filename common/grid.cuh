@@ -1,7 +1,7 @@
-/* grid.cuh: a grid that fills the GPU once, for the labs after map. Map's
- * stage 2 has students write it, so it is a header of its own that only
- * later labs include: a copy of map alone (make dist LABS=map) leaves it
- * out. */
+/* grid.cuh: a grid that fills the GPU once, for the grid-stride loops of
+ * map's stage 2 and every lab after it. Given, not a stage's TODO: a lab
+ * after map launches with it, and a copy of the first labs alone (make
+ * dist LABS=...) must answer none of their TODOs. */
 #ifndef GRID_CUH
 #define GRID_CUH
 

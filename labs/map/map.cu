@@ -11,6 +11,7 @@
  * Time:  make run LAB=map N=2^28    (BLOCK= threads per block, default 256)
  */
 #include "workbook.cuh"
+#include "grid.cuh"
 #include "map.h"
 
 /* TODO your own includes and helpers ----------------------------------------
@@ -54,18 +55,6 @@ static void map_stage1(const struct args *a, int block)
 
 /* ---- stage 2 ------------------------------------------------------------ */
 
-/* TODO stage 2 --------------------------------------------------------------
- * Goal: write  static unsigned device_grid(const void *kernel, int block, size_t work)
- *       returning how many blocks of `block` threads fill the GPU once with
- *       `kernel`, but never more blocks than `work` items need (and 0 for none).
- *       Stages 2, 3 and 4 launch with it.
- * Keep: the answer depends on the device, not on n (except to cap it).
- * Hint: cudaDeviceGetAttribute(..., cudaDevAttrMultiProcessorCount, device) and
- *       cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block, 0).
- *       Wrap each call in CUDA_CHECK.
- */
-/* END TODO */
-
 __global__ void map_stage2_kernel(float *__restrict__ out, const float *__restrict__ in,
                                   size_t n, float a, float b)
 {
@@ -82,9 +71,11 @@ __global__ void map_stage2_kernel(float *__restrict__ out, const float *__restri
 static void map_stage2(const struct args *a, int block)
 {
     /* TODO stage 2 ----------------------------------------------------------
-     * Goal: launch map_stage2_kernel with device_grid(...) blocks.
+     * Goal: launch map_stage2_kernel with device_grid(...) blocks (common/grid.cuh:
+     *       as many as fill the GPU once, never more than the work needs).
      * Keep: nothing to launch when the grid is 0.
-     * Hint: pass the kernel itself as the `kernel` argument: (const void *)map_stage2_kernel.
+     * Hint: pass the kernel itself as the `kernel` argument: (const void *)map_stage2_kernel,
+     *       and 0 bytes of dynamic shared memory.
      */
     /* END TODO */
 }

@@ -11,6 +11,7 @@
  * Time:  make run LAB=map N=2^28    (BLOCK= threads per block, default 256)
  */
 #include "workbook.cuh"
+#include "grid.cuh"
 #include "map.h"
 
 /* STUDENT your own includes and helpers -------------------------------------
@@ -61,28 +62,6 @@ static void map_stage1(const struct args *a, int block)
 
 /* ---- stage 2 ------------------------------------------------------------ */
 
-/* STUDENT stage 2 -----------------------------------------------------------
- * Goal: write  static unsigned device_grid(const void *kernel, int block, size_t work)
- *       returning how many blocks of `block` threads fill the GPU once with
- *       `kernel`, but never more blocks than `work` items need (and 0 for none).
- *       Stages 2, 3 and 4 launch with it.
- * Keep: the answer depends on the device, not on n (except to cap it).
- * Hint: cudaDeviceGetAttribute(..., cudaDevAttrMultiProcessorCount, device) and
- *       cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block, 0).
- *       Wrap each call in CUDA_CHECK.
- */
-static unsigned device_grid(const void *kernel, int block, size_t work)
-{
-    int device, sms, per_sm;
-    CUDA_CHECK(cudaGetDevice(&device));
-    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block, 0));
-    size_t full = (size_t)sms * per_sm;
-    size_t needed = ceil_div(work, block);
-    return (unsigned)(needed < full ? needed : full);
-}
-/* END STUDENT */
-
 __global__ void map_stage2_kernel(float *__restrict__ out, const float *__restrict__ in,
                                   size_t n, float a, float b)
 {
@@ -102,11 +81,13 @@ __global__ void map_stage2_kernel(float *__restrict__ out, const float *__restri
 static void map_stage2(const struct args *a, int block)
 {
     /* STUDENT stage 2 -------------------------------------------------------
-     * Goal: launch map_stage2_kernel with device_grid(...) blocks.
+     * Goal: launch map_stage2_kernel with device_grid(...) blocks (common/grid.cuh:
+     *       as many as fill the GPU once, never more than the work needs).
      * Keep: nothing to launch when the grid is 0.
-     * Hint: pass the kernel itself as the `kernel` argument: (const void *)map_stage2_kernel.
+     * Hint: pass the kernel itself as the `kernel` argument: (const void *)map_stage2_kernel,
+     *       and 0 bytes of dynamic shared memory.
      */
-    unsigned grid = device_grid((const void *)map_stage2_kernel, block, a->n);
+    unsigned grid = device_grid((const void *)map_stage2_kernel, block, a->n, 0);
     if (grid > 0)
         map_stage2_kernel<<<grid, block>>>(a->out, a->in, a->n, a->a, a->b);
     /* END STUDENT */
@@ -151,7 +132,7 @@ static void map_stage3(const struct args *a, int block)
      * Keep: there must be at least one thread when 0 < n < 4 (all tail).
      * Hint: the work is ceil_div(n, 4) items now, not n.
      */
-    unsigned grid = device_grid((const void *)map_stage3_kernel, block, ceil_div(a->n, 4));
+    unsigned grid = device_grid((const void *)map_stage3_kernel, block, ceil_div(a->n, 4), 0);
     if (grid > 0)
         map_stage3_kernel<<<grid, block>>>(a->out, a->in, a->n, a->a, a->b);
     /* END STUDENT */
@@ -181,7 +162,7 @@ static void map_stage4a(const struct args *a, int block)
      * Keep: the same grid rule as stage 2, so only the data layout differs.
      * Hint: device_grid again.
      */
-    unsigned grid = device_grid((const void *)map_stage4a_kernel, block, a->n);
+    unsigned grid = device_grid((const void *)map_stage4a_kernel, block, a->n, 0);
     if (grid > 0)
         map_stage4a_kernel<<<grid, block>>>(a->out, a->aos, a->n, a->a, a->b);
     /* END STUDENT */
@@ -208,7 +189,7 @@ static void map_stage4b(const struct args *a, int block)
      * Keep: the same grid rule as stage 4a.
      * Hint: device_grid again.
      */
-    unsigned grid = device_grid((const void *)map_stage4b_kernel, block, a->n);
+    unsigned grid = device_grid((const void *)map_stage4b_kernel, block, a->n, 0);
     if (grid > 0)
         map_stage4b_kernel<<<grid, block>>>(a->out, a->soa, a->n, a->a, a->b);
     /* END STUDENT */
