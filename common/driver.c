@@ -15,7 +15,10 @@
  * technique=ID (or all), under the emulation only, counts the stage at the
  * lab's technique case and prints whether its kernel shows its idea, a line
  * a stage: TECHNIQUE, the stage, shown|missing|wrong, the sentence, and the
- * figure against its bound (the tests on a GPU and the grader read it).
+ * figure against its bound (the tests on a GPU read it). For grading,
+ * technique=ID dump=DIR prints nothing of it: it leaves the counts, sealed,
+ * and the counted run's results in DIR, and technique=ID judge=DIR, in the
+ * grader's own process, says the verdict (see "the technique record").
  * csv=FILE (make bench, tools/bench.sh) appends each row's figures to FILE,
  * and times the first variant only unless variant= names one or is "all".
  *
@@ -36,7 +39,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <math.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <unistd.h>
 
@@ -829,21 +835,247 @@ static bool dump_cases(const struct lab *lab, struct run_options *o)
 
 /* ---- technique=: does each stage's kernel show its idea? ------------------ */
 
+/* ---- the technique record: counts that reach the grader sealed ---------- *
+ *
+ * In grading, the emulated driver that counts a stage runs the student's
+ * code in its own process, so nothing it prints can be a verdict. Instead it
+ * writes DIR/technique.txt: what it counted, as numbers, and a SipHash-2-4
+ * tag over them under a key the grader wrote to ./technique.key for this run
+ * alone. The driver reads and deletes that file before any constructor of
+ * the student's file runs (.preinit_array, and driver.o is linked first);
+ * the grader's own binary (technique=ID judge=DIR) checks the tag, judges
+ * the counted run's outputs as it judges any case, and computes the verdict
+ * and its sentence itself. A record that is missing counts as uncounted; one
+ * without its right tag, or malformed, as forged: "review", never credit.
+ * What the seal cannot stop is code that digs the key out of this process's
+ * memory: that takes deliberate work, which a reviewer of the file sees. */
+static const char RECORD[] = "technique.txt", RECORD_HEAD[] = "workbook technique record 1\n";
+enum { COUNTS = sizeof(struct access_counts) / sizeof(double), RECORD_MAX = 16384 };
+_Static_assert(sizeof(struct access_counts) == COUNTS * sizeof(double),
+               "the record holds the counts as doubles");
+
+static uint64_t le64(const unsigned char *b)
+{
+    uint64_t w = 0;
+    for (int i = 7; i >= 0; i--)
+        w = w << 8 | b[i];
+    return w;
+}
+#define ROTL(x, b) (uint64_t)(((x) << (b)) | ((x) >> (64 - (b))))
+static void sip_round(uint64_t v[4])
+{
+    v[0] += v[1], v[1] = ROTL(v[1], 13) ^ v[0], v[0] = ROTL(v[0], 32);
+    v[2] += v[3], v[3] = ROTL(v[3], 16) ^ v[2];
+    v[0] += v[3], v[3] = ROTL(v[3], 21) ^ v[0];
+    v[2] += v[1], v[1] = ROTL(v[1], 17) ^ v[2], v[2] = ROTL(v[2], 32);
+}
+/* SipHash-2-4 (Aumasson and Bernstein, 2012) of m under a 16-byte key */
+static uint64_t siphash(const unsigned char key[16], const unsigned char *m, size_t len)
+{
+    uint64_t k0 = le64(key), k1 = le64(key + 8);
+    uint64_t v[4] = {k0 ^ 0x736f6d6570736575ull, k1 ^ 0x646f72616e646f6dull,
+                     k0 ^ 0x6c7967656e657261ull, k1 ^ 0x7465646279746573ull};
+    size_t whole = len - len % 8;
+    uint64_t last = (uint64_t)len << 56;
+    for (size_t i = 0; i < len % 8; i++)
+        last |= (uint64_t)m[whole + i] << (8 * i);
+    for (size_t i = 0; i <= whole; i += 8) {
+        uint64_t w = i < whole ? le64(m + i) : last;
+        v[3] ^= w;
+        sip_round(v), sip_round(v);
+        v[0] ^= w;
+    }
+    v[2] ^= 0xff;
+    for (int r = 0; r < 4; r++)
+        sip_round(v);
+    return v[0] ^ v[1] ^ v[2] ^ v[3];
+}
+#undef ROTL
+
+static bool hex_key(const char *hex, unsigned char key[16])
+{
+    for (int i = 0; i < 32; i++) {
+        int c = hex[i], d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+        if (d < 0)
+            return false;
+        key[i / 2] = (unsigned char)(i % 2 ? key[i / 2] << 4 | d : d);
+    }
+    return hex[32] == '\0' || hex[32] == '\n';
+}
+
+static unsigned char seal_key[16];
+static bool seal_given;
+/* Before any constructor: raw system calls, since no library (the race
+ * detector's among them) is ready yet. */
+static void take_seal_key(void)
+{
+    char hex[33] = "";
+    long fd = syscall(SYS_openat, AT_FDCWD, "technique.key", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    long got = syscall(SYS_read, fd, hex, 32);
+    syscall(SYS_close, fd);
+    syscall(SYS_unlinkat, AT_FDCWD, "technique.key", 0);
+    seal_given = got == 32 && hex_key(hex, seal_key);
+    for (int i = 0; i < 32; i++)
+        ((volatile char *)hex)[i] = 0;
+}
+__attribute__((section(".preinit_array"), used)) static void (*const seal_key_taker)(void) =
+    take_seal_key;
+
+static void write_record(const struct lab *lab, const struct stage *s, uint64_t seed,
+                         const struct technique_result *r, const char *dir)
+{
+    const struct grade_case *at = stage_technique_case(lab, s);
+    char text[RECORD_MAX];
+    int len = snprintf(text, sizeof text, "%slab %s\nstage %s\ncase %s %d\nseed %llu\nverdict %s\ncounts",
+                       RECORD_HEAD, lab->name, s->id, at->size, at->block,
+                       (unsigned long long)seed, technique_verdict_names[r->verdict]);
+    const double *count = (const double *)&r->counts;
+    for (int k = 0; k < COUNTS && len > 0 && len < RECORD_MAX - 64; k++)
+        len += snprintf(text + len, sizeof text - len, " %a", count[k]);
+    len += snprintf(text + len, sizeof text - len, "\n");
+    if (seal_given)
+        len += snprintf(text + len, sizeof text - len, "seal %016llx\n",
+                        (unsigned long long)siphash(seal_key, (unsigned char *)text, (size_t)len));
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, RECORD);
+    FILE *out = fopen(path, "w");
+    if (!out || fwrite(text, 1, (size_t)len, out) != (size_t)len || fclose(out) != 0)
+        die("%s: cannot write the technique record there", path);
+}
+
+/* Why record text is no record, checked line by line; NULL when it is one,
+ * with its verdict and counts. */
+static const char *read_record(const struct lab *lab, const struct stage *s, uint64_t seed,
+                               const unsigned char key[16], char *text, size_t len,
+                               char verdict[16], struct access_counts *c)
+{
+    if (len >= RECORD_MAX || memchr(text, '\0', len))
+        return "it is too long, or not text";
+    text[len] = '\0';
+    char *seal = strstr(text, "\nseal ");
+    if (!seal)
+        return "it has no seal";
+    seal++;
+    unsigned long long tag;
+    char end;
+    if (sscanf(seal, "seal %16llx%c", &tag, &end) != 2 || end != '\n' ||
+        seal + strlen("seal ") + 17 != text + len)
+        return "its seal line is malformed";
+    if (tag != siphash(key, (unsigned char *)text, (size_t)(seal - text)))
+        return "its seal does not match its counts";
+    const struct grade_case *at = stage_technique_case(lab, s);
+    char head[256];
+    snprintf(head, sizeof head, "%slab %s\nstage %s\ncase %s %d\nseed %llu\nverdict ", RECORD_HEAD,
+             lab->name, s->id, at->size, at->block, (unsigned long long)seed);
+    if (strncmp(text, head, strlen(head)) != 0)
+        return "it is of another lab, stage, case or seed";
+    char *at_verdict = text + strlen(head);
+    size_t k = strcspn(at_verdict, "\n");
+    snprintf(verdict, 16, "%.*s", (int)k, at_verdict);
+    if (strcmp(verdict, "shown") != 0 && strcmp(verdict, "missing") != 0 &&
+        strcmp(verdict, "wrong") != 0)
+        return "its verdict is none of shown, missing, wrong";
+    char *p = at_verdict + k + 1;
+    if (strncmp(p, "counts", 6) != 0)
+        return "it has no counts";
+    p += 6;
+    double *count = (double *)c;
+    for (int i = 0; i < COUNTS; i++) {
+        char *after;
+        count[i] = strtod(p, &after);
+        if (after == p || !isfinite(count[i]) || count[i] < 0)
+            return "a count is no number of zero or more";
+        p = after;
+    }
+    return *p == '\n' && p + 1 == seal ? NULL : "its counts are too many or too few";
+}
+
+/* The grader's verdict on DIR's record, as a TECHNIQUE line: shown, missing,
+ * wrong (its counted run's outputs, or the emulation's checks), uncounted
+ * (no record: it crashed or was stopped), review (forged). The key: the
+ * grader's environment's WORKBOOK_SEAL_KEY, 32 hex digits. */
+static bool judge_technique(const struct lab *lab, const struct stage *s, uint64_t seed,
+                            const char *dir)
+{
+    unsigned char key[16];
+    const char *hex = getenv("WORKBOOK_SEAL_KEY");
+    if (!hex || strlen(hex) != 32 || !hex_key(hex, key))
+        die("technique=%s judge=%s: WORKBOOK_SEAL_KEY holds no key of 32 hex digits", s->id, dir);
+    char path[4096], *text = malloc(RECORD_MAX + 1), verdict[16] = "";
+    struct access_counts c;
+    snprintf(path, sizeof path, "%s/%s", dir, RECORD);
+    struct stat st;
+    FILE *in = lstat(path, &st) == 0 && S_ISREG(st.st_mode) ? fopen(path, "rb") : NULL;
+    size_t len = in && text ? fread(text, 1, RECORD_MAX, in) : 0;
+    if (in)
+        fclose(in);
+    const char *forged = in ? read_record(lab, s, seed, key, text, len, verdict, &c) : NULL;
+    free(text);
+    struct technique_result r = {0};
+    const char *name = "uncounted";
+    if (!in)
+        snprintf(r.sentence, sizeof r.sentence, "its count under the emulation left no record: "
+                 "it crashed or was stopped first");
+    else if (forged) {
+        name = "review";
+        snprintf(r.sentence, sizeof r.sentence, "its technique record is not the counter's (%s): "
+                 "flagged for review, no credit", forged);
+    } else if (strcmp(verdict, "wrong") == 0) {
+        name = "wrong";
+        snprintf(r.sentence, sizeof r.sentence, "its counted run failed the emulation's checks "
+                 "(its own output, run.log, holds the emulation's report)");
+    } else {
+        const struct grade_case *at = stage_technique_case(lab, s);
+        size_t n, cols = 0;
+        if (!(lab->matrix ? parse_shape(at->size, &n, &cols) : parse_size(at->size, &n)))
+            die("%s: its technique case %s is no size", lab->name, at->size);
+        struct problem *p = problem_new(lab, 0, lab->matrix ? n * cols : n, cols, seed, at->block);
+        lab->reference(p);
+        struct finding f;
+        if (!problem_judge(p, s, dir, &f)) {
+            struct report wrong;
+            report_make(p, s, &f, &wrong);
+            name = "wrong";
+            snprintf(r.sentence, sizeof r.sentence, "the outputs of its counted run were wrong: %.*s",
+                     (int)strcspn(wrong.what, "\n"), wrong.what);
+        } else {
+            technique_judge(p, s, &c, &r);
+            name = technique_verdict_names[r.verdict];
+        }
+        problem_free(p);
+    }
+    for (char *t = r.sentence; *t; t++)
+        *t = *t == '\t' || *t == '\n' ? ' ' : *t;
+    printf("TECHNIQUE\t%s\t%s\t%s\t%s\n", s->id, name, r.sentence, r.figures);
+    return strcmp(name, "shown") == 0;
+}
+
 static bool check_techniques(const struct lab *lab, const struct run_options *opt)
 {
     bool all = strcmp(opt->technique, "all") == 0, shown = true;
     if (!all && !stage_find(lab, opt->technique))
         die("technique=%s: %s has stages %s (or all)", opt->technique, lab->name, stage_list(lab));
+    if ((opt->dump || opt->judge) && all)
+        die("technique=all: a record (dump=, judge=) is of one stage: technique=ID");
+    if (opt->judge)
+        return judge_technique(lab, stage_find(lab, opt->technique), opt->seed, opt->judge);
+    if (opt->dump && mkdir(opt->dump, 0777) != 0 && errno != EEXIST)
+        die("%s: cannot make the folder for the technique record", opt->dump);
     for (const struct stage *s = lab->stages; s->id && gpu_healthy(); s++) {
         if (!all && strcmp(s->id, opt->technique) != 0)
             continue;
         struct technique_result r;
         watch(lab->name, s);
-        stage_technique_check(lab, s, opt->seed, &r);
+        stage_technique_check(lab, s, opt->seed, opt->dump, &r);
         for (char *c = r.sentence; *c; c++)
             *c = *c == '\t' || *c == '\n' ? ' ' : *c;
-        printf("TECHNIQUE\t%s\t%s\t%s\t%s\n", s->id, technique_verdict_names[r.verdict],
-               r.sentence, r.figures);
+        if (opt->dump)
+            write_record(lab, s, opt->seed, &r, opt->dump);
+        else
+            printf("TECHNIQUE\t%s\t%s\t%s\t%s\n", s->id, technique_verdict_names[r.verdict],
+                   r.sentence, r.figures);
         shown &= r.verdict == SHOWN;
     }
     unwatch();

@@ -175,7 +175,7 @@ void expect_stage_technique(const struct lab *lab, const char *id)
      * no count to make (radix stage 1's took a fifth of its tests' time) */
     if (!stage_technique(lab, s)->traits[0].of)
         return;
-    stage_technique_check(lab, s, seed_from_env(), &r);
+    stage_technique_check(lab, s, seed_from_env(), NULL, &r);
 #else
     technique_elsewhere(s, seed_from_env(), &r);
 #endif

@@ -506,12 +506,32 @@ static struct problem *emulated_case(const struct lab *lab, const struct stage *
  * this and the technique case are the only runs they see. */
 static const char *const CHECKS_SIZE = "4999", *const CHECKS_SHAPE = "47x33";
 
+void technique_judge(const struct problem *p, const struct stage *s, const struct access_counts *c,
+                     struct technique_result *r)
+{
+    const struct grade_case *at = stage_technique_case(p->lab, s);
+    double got = 0;
+    const struct trait *t = technique_missing(p, s, c, &got);
+    r->verdict = t ? MISSING : SHOWN;
+    r->figures[0] = '\0';
+    if (!t) {
+        snprintf(r->sentence, sizeof r->sentence, "shown");
+        return;
+    }
+    technique_sentence(p->lab, s, t, r->sentence, sizeof r->sentence);
+    snprintf(r->figures, sizeof r->figures,
+             "counted under the emulation (%d SMs) at %s = %s, block %d: %.3g, where the idea "
+             "gives %s %g",
+             TECHNIQUE_SMS, p->lab->matrix ? "rows x cols" : "n", at->size, at->block, got,
+             t->bound == AT_LEAST ? "at least" : "at most", t->limit);
+}
+
 void stage_technique_check(const struct lab *lab, const struct stage *s, uint64_t seed,
-                           struct technique_result *r)
+                           const char *dump, struct technique_result *r)
 {
     memset(r, 0, sizeof *r);
 #ifndef WORKBOOK_EMU
-    (void)lab, (void)s, (void)seed, (void)CHECKS_SIZE, (void)CHECKS_SHAPE;
+    (void)lab, (void)s, (void)seed, (void)dump, (void)CHECKS_SIZE, (void)CHECKS_SHAPE;
     snprintf(r->sentence, sizeof r->sentence,
              "a GPU counts nothing: techniques are counted by the emulated build");
     r->verdict = UNCOUNTED;
@@ -529,20 +549,13 @@ void stage_technique_check(const struct lab *lab, const struct stage *s, uint64_
     }
     if (p && getenv("WORKBOOK_FIGURES")) /* for whoever writes a lab's traits */
         print_measures(stderr, p, &c);
-    double got = 0;
-    const struct trait *t = p ? technique_missing(p, s, &c, &got) : NULL;
-    if (t) {
-        technique_sentence(lab, s, t, r->sentence, sizeof r->sentence);
-        snprintf(r->figures, sizeof r->figures,
-                 "counted under the emulation (%d SMs) at %s = %s, block %d: %.3g, where the idea "
-                 "gives %s %g",
-                 TECHNIQUE_SMS, lab->matrix ? "rows x cols" : "n", at->size, at->block, got,
-                 t->bound == AT_LEAST ? "at least" : "at most", t->limit);
-        r->verdict = MISSING;
-    } else if (p)
-        snprintf(r->sentence, sizeof r->sentence, "shown");
-    if (p)
+    if (p) {
+        r->counts = c;
+        technique_judge(p, s, &c, r);
+        if (dump)
+            problem_dump(p, dump);
         problem_free(p);
+    }
     emu_device_sms(0);
 #endif
 }
@@ -615,15 +628,18 @@ void problem_dump_failure(const struct finding *f, const char *dir)
 static bool read_failure(const char *dir, struct finding *f)
 {
     static char name[64];
-    char path[4096];
+    char path[4096], said[256] = "";
     snprintf(path, sizeof path, "%s/failed", dir);
     FILE *in = fopen(path, "r");
     if (!in)
         return false;
-    if (!fgets(name, sizeof name, in) || !fgets(f->error, sizeof f->error, in))
-        snprintf(f->error, sizeof f->error, "the launch failed");
+    if (!fgets(name, sizeof name, in) || !fgets(said, sizeof said, in))
+        name[0] = said[0] = '\0';
     fclose(in);
-    name[strcspn(name, "\n")] = f->error[strcspn(f->error, "\n")] = '\0';
+    name[strcspn(name, "\n")] = said[strcspn(said, "\n")] = '\0';
+    /* the process that ran the student's code wrote it: quoted as its own */
+    snprintf(f->error, sizeof f->error, "the launch failed%s%s%s", *said ? " (its own process said: \"" : "",
+             said, *said ? "\")" : "");
     /* a name the hints know, or none: a hint must come from a real error */
     f->error_name = strncmp(name, "cudaError", 9) == 0 && name[strspn(name,
                     "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")] == '\0' ? name : NULL;

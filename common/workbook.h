@@ -358,9 +358,16 @@ struct technique_result {
     char sentence[4096]; /* technique_sentence's, or what went wrong (a report's first line) */
     char figures[256];   /* "counted ... at n = 131075, block 256: 0, where the idea
                             gives at least 1"; "" but for MISSING */
+    struct access_counts counts; /* what was counted at the technique case (SHOWN, MISSING) */
 };
+/* dump: NULL, or a folder that receives the counted run's buffers, as
+ * problem_dump writes them, for a grader to judge (grading/grade.sh). */
 void stage_technique_check(const struct lab *lab, const struct stage *s, uint64_t seed,
-                           struct technique_result *r);
+                           const char *dump, struct technique_result *r);
+/* The verdict on counts c of stage s at its technique case, in a process
+ * that ran no student code (p: the case rebuilt there): SHOWN or MISSING. */
+void technique_judge(const struct problem *p, const struct stage *s, const struct access_counts *c,
+                     struct technique_result *r);
 extern const char *const technique_verdict_names[]; /* "shown", "missing", ... */
 /* The workbook's measures, for the labs' traits. Per block is over the
  * blocks that did what is counted (barriers, global atomics, flag stores),
