@@ -31,7 +31,7 @@ rm -f "$csv" "$md" "$xml"
 {
     printf 'submission'
     for lab in "$@"; do printf ',%s' "$lab"; done
-    printf ',total,out of,idea missing\n'
+    printf ',total,out of,idea missing or forged\n'
     for d in "${dirs[@]}"; do
         printf '"%s"' "$(shown "$d/.name" | sed 's/"/""/g')"
         if not_graded "$d"; then
@@ -43,7 +43,7 @@ rm -f "$csv" "$md" "$xml"
             printf ',%s' "$(awk -F'\t' '{ t += $3 } END { print t + 0 }' "$d/$lab/score.tsv")"
         done
         awk -F'\t' '{ t += $3; m += $4 }
-            $6 == "missing" { lazy = lazy (lazy == "" ? "" : "; ") $1 " " $2 }
+            $6 == "missing" || $6 == "review" { lazy = lazy (lazy == "" ? "" : "; ") $1 " " $2 ($6 == "review" ? " (forged: review)" : "") }
             END { printf ",%s,%s,\"%s\"\n", t + 0, m + 0, lazy }' "$d"/*/score.tsv
     done
 } > "$csv"

@@ -10,26 +10,31 @@
 #   skeleton, so the stage table, the launchers and the includes are always
 #   the grader's; a region that would bend them (an #if left open, a
 #   #define of a frame's name) is left empty, and any change is reported.
-# - It is built (GRADED=1: no CPU reference linked in) and run in a
-#   disposable copy of this checkout's committed tree (without solutions/),
-#   inside grading/sandbox.sh: read-only system, no network, its own
-#   processes, this checkout and the other submissions hidden, time limits.
-#   There each stage runs once per case, each in a process of its own, and
-#   leaves its results in files (run dump=...).
+# - It is built (GRADED=1: no CPU reference linked in) in a disposable copy
+#   of this checkout's committed tree (without solutions/), inside
+#   grading/sandbox.sh: a file system that holds only the toolchain and that
+#   copy, no network, its own processes, a CPU share, time limits. A stage
+#   that uses what the emulation lacks ("emulation: not provided: X") is
+#   left out and the rest built again, so only that stage scores 0.
+# - Each stage then runs in sandboxes of its own, each in a fresh folder
+#   holding the binary alone: once for every case (run dump=...), leaving
+#   its results in files; and once counted by the emulated build at the
+#   lab's technique case (run technique=ID dump=...), leaving the counts
+#   sealed with a key made for that run alone (common/driver.c, "the
+#   technique record") and the counted run's results.
 # - The grade comes from this checkout's own binary, which never runs student
 #   code: it rebuilds each case's inputs and reference from a seed drawn
-#   here, and judges those files (run judge=...). Nothing the submission
-#   prints, returns or writes elsewhere counts; a stage gets its points only
-#   if every case of it was judged right.
-# - And only if its kernel shows the stage's idea: the emulated driver,
-#   built from the same file in the sandbox, counts each stage once (run
-#   technique=ID) against the signatures of this checkout's tests. A stage
-#   whose outputs are right without its idea gets its points less the
-#   weights file's technique share (all of them by default). Unlike the
-#   outputs, this verdict comes from a process that runs the student's code
-#   (the emulation runs kernels in the driver's own process), so a
-#   submission written to forge it could; what it cannot forge is the
-#   outputs' judgement.
+#   here, and judges those files (run judge=...); it checks the record's
+#   seal, judges the counted run's outputs, and says from the counts whether
+#   the kernel shows the stage's idea (run technique=ID judge=...). A stage
+#   gets its points only if every case was judged right and its idea shows;
+#   right outputs without the idea get the weights file's technique share
+#   less (all of them by default), a forged record nothing ("review").
+#   Nothing the submission prints counts, nor reaches a report but as its
+#   own words, quoted (a compiler's first error; its process's failure).
+#   The seal stops a printed or written record, not code that digs the key
+#   out of its own process's memory: that takes deliberate work, and shows
+#   in its file.
 # - Two tiers (grading/grade-slurm.sh GPU_PARTITION=): tier 1, under the
 #   emulation on CPU nodes, with GPU_ARCH= also builds, for that GPU, each
 #   lab where a stage scored, and keeps the binary (gpu.run); tier 2,
@@ -199,8 +204,9 @@ grade_lab() { # SUBMISSION NAME LAB: one lab of one submission, into OUT/NAME/LA
     local stages
     stages=$(stage_ids "$lab")
     # score.tsv: lab, stage, points, out of, why, technique (shown, missing,
-    # or - where the outputs were wrong, so it was not asked), and where its
-    # outputs were judged (emulation or GPU)
+    # review where its record was forged, or - where the outputs were wrong,
+    # so it was not asked), and where its outputs were judged (emulation or
+    # GPU)
     score() { # STAGE STATUS WHY [TECHNIQUE]
         local p got
         p=$(points "$lab" "$1")
@@ -245,67 +251,104 @@ grade_lab() { # SUBMISSION NAME LAB: one lab of one submission, into OUT/NAME/LA
     [ "$EMU" = 1 ] && bin=$ebin
     rm -f "$work/$bin" "$work/$ebin" # the skeleton's, from the pristine tree
     # the techniques are counted by the emulated build, on a GPU too
-    SANDBOX_KEEP=build grading/sandbox.sh "$work" "${GRADE_BUILD_SECONDS:-600}" "${hide[@]}" -- \
-        env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL sh -c "make --no-print-directory -j2 EMU=$EMU GRADED=1 LAB=$lab $bin &&
-            { [ $bin = $ebin ] || make --no-print-directory -j2 EMU=1 GRADED=1 LAB=$lab $ebin; }" 2>&1 |
-        cap > "$dir/build.log"
+    build() {
+        SANDBOX_KEEP=build grading/sandbox.sh "$work" "${GRADE_BUILD_SECONDS:-600}" "${hide[@]}" -- \
+            env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL sh -c "make --no-print-directory -j2 EMU=$EMU GRADED=1 LAB=$lab $bin &&
+                { [ $bin = $ebin ] || make --no-print-directory -j2 EMU=1 GRADED=1 LAB=$lab $ebin; }" 2>&1 |
+            cap >> "$dir/build.log"
+    }
+    : > "$dir/build.log"
+    build
+    # A stage that uses what the emulation lacks (the build says "emulation:
+    # not provided: X (FILE:LINE)") is left out, its regions as the
+    # skeleton's, and the others built again: they keep their marks.
+    declare -A left_out=()
+    local spliced=$work/labs/$lab/$lab.cu line what stage
+    if [ ! -x "$work/$bin" ]; then
+        while IFS=$'\t' read -r line what; do
+            stage=$(region_stage "$spliced" "$line")
+            [ -n "$stage" ] || { left_out=(); break; } # outside a stage's regions: no stage to leave out
+            left_out[$stage]+="${left_out[$stage]:+, }$what"
+        done < <(sed -n "s/^emulation: not provided: \(.*\) ([^ ]*$lab\.cu:\([0-9]*\))\$/\2\t\1/p" "$dir/build.log" |
+            sort -u | head -n 20)
+        if [ ${#left_out[@]} -gt 0 ]; then
+            echo "grade: built again without the code of stage ${!left_out[*]}" >> "$dir/build.log"
+            blank_stages "$spliced" "${!left_out[@]}" && build
+        fi
+    fi
     if [ ! -x "$work/$bin" ]; then
         local why
         why=$(grep -m1 -E -e '(^|[^A-Za-z])error([^A-Za-z]|$)' -e '^sandbox: (stopped|refused|could not)' \
-            "$dir/build.log" | head -c 300)
-        all build "does not compile: ${why:-see build.log}"
+            "$dir/build.log" | head -c 300 | LC_ALL=C tr -d '"')
+        all build "does not compile; its first error, as the compiler quoted the file (build.log): \"${why:-none found}\""
         rm -rf "$work"
         return
     fi
-    # Each stage in a process of its own (all its cases: one CUDA context),
-    # so that one stage that crashes, hangs or races costs no other its
-    # marks. Then its technique is counted, before the next stage runs, so
-    # a later stage's hang cannot cost it.
-    local script="mkdir -p results;" s each=${GRADE_STAGE_SECONDS:-120}
+    # Each stage in sandboxes of its own, each time in a fresh folder that
+    # holds the binary alone: one run for all its cases (one CUDA context),
+    # then, unless it was stopped, its technique, counted by the emulated
+    # build. So a stage that crashes, hangs or races costs no other its
+    # marks, and no run can leave results or a record for another. What
+    # decides the grade is read here: the sandboxes' exit statuses, and the
+    # files they leave, judged by this checkout's binary; nothing they print,
+    # which is kept in run.log as the submission's own output.
+    local s each=${GRADE_STAGE_SECONDS:-120} status box=$work.box
+    declare -A stopped=()
+    : > "$dir/run.log" && : > "$dir/judge.log"
     for s in $stages; do
-        script+="timeout -k 2 $each ./$bin dump=results cases=all stage=$s seed=$seed < /dev/null;
-            r=\$?; if [ \$r = 124 ] || [ \$r = 137 ]; then echo 'grade: stage $s was stopped after $each s';
-            else timeout -k 2 $each ./$ebin technique=$s seed=$seed < /dev/null > results/technique-$s.tsv 2>&1; fi;"
+        [ -z "${left_out[$s]:-}" ] || continue
+        sandbox_stage "$box" "$work/$bin" "$each" "$dir/run.log" dump=results cases=all stage="$s" seed="$seed"
+        status=$?
+        case $status in
+        124 | 137) stopped[$s]="stopped after $each s (hung?); " ;;
+        125) stopped[$s]="stopped for holding more than ${SANDBOX_MEM_MB:-2048} MiB; " ;;
+        126) stopped[$s]="the sandbox refused to run it; " ;;
+        esac
+        # only plain files are judged: a link could point at another's
+        # results, a pipe would stall the judge
+        if [ -n "$(find "$box/results" ! -type d ! -type f -print -quit 2> /dev/null)" ]; then
+            stopped[$s]+="its results held a link or a special file, so none were judged; "
+            rm -rf "$box/results" && mkdir "$box/results"
+        fi
+        judge "$lab" "$box/results" "$dir/judge.log" stage="$s"
+        [ -n "${stopped[$s]:-}" ] && continue
+        # its technique: a record sealed with a key for this run alone
+        local key
+        key=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
+        SEAL=$key sandbox_stage "$box" "$work/$ebin" "$each" "$dir/run.log" technique="$s" seed="$seed" \
+            dump=results/technique
+        if [ -n "$(find "$box/results" ! -type d ! -type f -print -quit 2> /dev/null)" ]; then
+            printf 'TECHNIQUE\t%s\treview\tits technique run left a link or a special file: flagged for review, no credit\t\n' \
+                "$s" >> "$dir/judge.log"
+        else
+            WORKBOOK_SEAL_KEY=$key "$build/solutions/$lab/run" technique="$s" seed="$seed" \
+                judge="$box/results/technique" >> "$dir/judge.log" 2>&1
+        fi
+        grep -q "^TECHNIQUE	$s	" "$dir/judge.log" ||
+            printf 'TECHNIQUE\t%s\tuncounted\tits record could not be judged\t\n' "$s" >> "$dir/judge.log"
     done
-    SANDBOX_KEEP=results grading/sandbox.sh "$work" "${GRADE_RUN_SECONDS:-900}" "${hide[@]}" -- sh -c "$script" 2>&1 |
-        cap > "$dir/run.log"
-    local ran=${PIPESTATUS[0]}
-    rm -f "$dir/stopped"
-    case $ran in
-    124 | 137) printf 'the run was stopped after %s s; ' "${GRADE_RUN_SECONDS:-900}" > "$dir/stopped" ;;
-    125) printf 'the run was stopped for holding more than %s MiB; ' "${SANDBOX_MEM_MB:-2048}" > "$dir/stopped" ;;
-    126) printf 'the sandbox refused to run it (run.log says why); ' > "$dir/stopped" ;;
-    esac
-    # only plain files are judged: a link could point at another's results,
-    # a pipe would stall the judge
-    if [ -n "$(find "$work/results" ! -type d ! -type f -print -quit 2> /dev/null)" ]; then
-        all violation "its results hold a link or a special file"
-        rm -rf "$work"
-        return
-    fi
-    : > "$dir/judge.log"
-    judge "$lab" "$work/results" "$dir/judge.log"
+    rm -rf "$box"
     local cases_n
     cases_n=$(cases "$lab" | wc -w)
     for s in $stages; do
-        local right wrong stopped=""
+        local right wrong
         read -r right wrong < <(judged "$s" "$dir/judge.log")
-        grep -q "^grade: stage $s was stopped after" "$dir/run.log" && stopped="stopped after $each s (hung?); "
-        if [ "$wrong" -eq 0 ] && [ "$right" -ge "$cases_n" ]; then
+        if [ -n "${left_out[$s]:-}" ]; then
+            score "$s" build "uses ${left_out[$s]}, which the CPU emulation does not provide (on a GPU" \
+                "this compiles): not graded here; the other stages were built without its code"
+        elif [ "$wrong" -eq 0 ] && [ "$right" -ge "$cases_n" ]; then
             local technique verdict
-            technique=$(technique_of "$s" "$work/results/technique-$s.tsv")
+            technique=$(technique_of "$s" "$dir/judge.log")
             verdict=${technique%%$'\t'*}
-            if [ "$verdict" = shown ]; then
-                score "$s" pass "$right cases right, and its kernel shows its idea" shown
-            elif [ "$verdict" = wrong ]; then # a race or a skipped barrier the cases' runs hid
-                score "$s" fail "$right cases right, but ${technique#*$'\t'}"
-            elif [ -n "$technique" ]; then
-                score "$s" lazy "$right cases right, but ${technique#*$'\t'}" missing
-            else
-                score "$s" lazy "$right cases right, but its technique could not be counted (the emulated build gave no verdict)" missing
-            fi
+            case $verdict in
+            shown) score "$s" pass "$right cases right, and its kernel shows its idea" shown ;;
+            wrong) score "$s" fail "$right cases right, but ${technique#*$'\t'}" ;; # a race the cases' runs hid
+            review) score "$s" review "$right cases right, but ${technique#*$'\t'}" review ;;
+            missing) score "$s" lazy "$right cases right, but ${technique#*$'\t'}" missing ;;
+            *) score "$s" lazy "$right cases right, but its technique could not be counted: ${technique#*$'\t'}" missing ;;
+            esac
         else
-            score "$s" fail "$(cat "$dir/stopped" 2> /dev/null)$stopped$wrong of $((right + wrong)) cases wrong; first: $(first_wrong "$s" "$dir/judge.log")"
+            score "$s" fail "${stopped[$s]:-}$wrong of $((right + wrong)) cases wrong; first: $(first_wrong "$s" "$dir/judge.log")"
         fi
     done
     # Tier 1 of two (GPU_ARCH=): a lab where a stage scored goes to the GPU
@@ -337,7 +380,7 @@ gpu_lab() { # NAME LAB
     local scored s
     scored=$(awk -F'\t' '$3 > 0 { print $2 }' "$from/score.tsv")
     [ -n "$scored" ] || return 0
-    declare -A took=()
+    declare -A took=() halted=() # halted: the grader's words, never read from the run's output
     : > "$dir/gpu-judge.log"
     if [ -x "$from/gpu.run" ]; then
         for s in $scored; do
@@ -354,7 +397,7 @@ gpu_lab() { # NAME LAB
                 timeout -k 2 "$limit" ./run dump=results cases=all stage="$s" seed="$seed" 2>&1 |
                 cap >> "$dir/gpu-run.log"
             case ${PIPESTATUS[0]} in
-            124 | 137) echo "grade: stage $s was stopped after $limit s" >> "$dir/gpu-run.log" ;;
+            124 | 137) halted[$s]="stopped after $limit s (hung?); " ;;
             esac
             took[$s]=$(( ($(date +%s%N) - t0) / 1000000 ))
             gpu_left=$(( gpu_left - took[$s] ))
@@ -386,11 +429,43 @@ gpu_lab() { # NAME LAB
                 "$there" "$right" "$(awk -v ms="${took[$s]}" 'BEGIN { printf "%.1f", ms / 1000 }')" "${f[5]}" "$judged_on"
             continue
         else
-            why=$(sed -n "s/^grade: stage $s was \(stopped after [0-9]* s\)$/\1 (hung?); /p" "$dir/gpu-run.log" | head -n 1)
-            why="right under the emulation, but $there ${why}$wrong of $((right + wrong)) cases wrong; first: $(first_wrong "$s" "$dir/gpu-judge.log")"
+            why="right under the emulation, but $there ${halted[$s]:-}$wrong of $((right + wrong)) cases wrong; first: $(first_wrong "$s" "$dir/gpu-judge.log")"
         fi
         printf '%s\t%s\t0\t%s\t%s\t-\t%s\n' "${f[0]}" "$s" "${f[3]}" "$why" "$judged_on"
     done < "$from/score.tsv" > "$dir/score.tsv"
+}
+
+# The stage whose TODO regions hold line $2 of spliced file $1; nothing
+# when the line is in none, or in the helpers' region all stages share.
+region_stage() { # FILE LINE
+    awk -v at="$2" '/\/\* TODO / { stage = ($3 == "stage" ? $4 : ""); inside = 1 }
+        NR == at { if (inside) print stage; exit }
+        /END TODO/ { inside = 0 }' "$1"
+}
+# Empty the TODO regions of stages $2... in spliced file $1, as the
+# skeleton's: their hints kept, their code gone.
+blank_stages() { # FILE STAGE...
+    local file=$1
+    shift
+    awk -v stages=" $* " '
+        /\/\* TODO stage [0-9a-z]+ -/ { mine = index(stages, " " $4 " ") > 0; hint = 1 }
+        hint && /\*\// { hint = 0; print; next }
+        /END TODO/ { mine = 0 }
+        mine && !hint { next } { print }' "$file" > "$file.blank" && mv "$file.blank" "$file"
+}
+
+# Run BINARY ARG... untrusted, in a fresh folder BOX that holds it alone
+# (and, with SEAL=KEY, the key of a technique record in technique.key),
+# stopped after SECONDS; what it prints goes to LOG, capped; it leaves only
+# BOX/results. Returns the sandbox's status (124 or 137: stopped).
+sandbox_stage() { # BOX BINARY SECONDS LOG ARG...
+    local box=$1 binary=$2 seconds=$3 log=$4
+    shift 4
+    rm -rf "$box" && mkdir -p "$box/results" && cp "$binary" "$box/run" || return 1
+    [ -z "${SEAL:-}" ] || (umask 077 && printf '%s' "$SEAL" > "$box/technique.key") || return 1
+    SANDBOX_KEEP=results grading/sandbox.sh "$box" "$((seconds + 5))" "${hide[@]}" -- \
+        timeout -k 2 "$seconds" ./run "$@" 2>&1 | cap >> "$log"
+    return "${PIPESTATUS[0]}"
 }
 
 # The grader's binary judges the results a run left in folder $2 (a folder
@@ -409,12 +484,12 @@ judged() {
         END { print r + 0, w + 0 }' "$2" 2> /dev/null || echo 0 0
 }
 
-# What the emulated driver in the sandbox said of stage $1's technique, in
-# file $2: the verdict (shown, missing, or wrong: its outputs were wrong, or
-# it was stopped, under the emulation) and its sentence with its figures,
-# tab-separated; nothing when it said nothing of it.
+# What this checkout's binary judged of stage $1's technique record, in
+# judge log $2: the verdict (shown; missing; wrong: its counted run failed
+# under the emulation; review: the record is forged; uncounted: there is
+# none) and its sentence with its figures, tab-separated.
 technique_of() {
-    awk -F'\t' -v s="$1" '$1 == "TECHNIQUE" && $2 == s && $3 ~ /^(shown|missing|wrong)$/ {
+    awk -F'\t' -v s="$1" '$1 == "TECHNIQUE" && $2 == s && $3 ~ /^(shown|missing|wrong|review|uncounted)$/ {
         print $3 "\t" ($3 == "wrong" ? "under the emulation, " : "") \
               $4 ($5 == "" ? "" : " (" $5 ")"); exit }' \
         "$2" 2> /dev/null | head -c 600
@@ -443,7 +518,7 @@ grade_one() { # SUBMISSION: every lab, one after another
     : > "$out/$name/.done" # every lab graded: what a grading through Slurm counts
     echo "grade: $shown: $(awk -F'\t' '{ t += $3; m += $4 } END { print t " of " m }' "$out/$name"/*/score.tsv)"
 }
-export -f grade_one grade_lab gpu_lab judge judged stage_ids cases points technique_share technique_of first_wrong frame cap \
+export -f grade_one grade_lab gpu_lab sandbox_stage region_stage blank_stages judge judged stage_ids cases points technique_share technique_of first_wrong frame cap \
     out_name shown_name
 export build out here submissions seed weights pristine works judged_on
 export LABS_LIST="${labs[*]}"
