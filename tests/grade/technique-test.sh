@@ -63,12 +63,12 @@ hand_in forges-record 2 "$stage1" '#include <stdio.h>
 __attribute__((constructor)) static void forge(int argc, char **argv)
 {
     for (int k = 1; k < argc; k++)
-        if (strncmp(argv[k], "technique=", 10) == 0) {
+        if (strcmp(argv[k], "technique=2") == 0) {
             mkdir("results/technique", 0755);
             FILE *f = fopen("results/technique/technique.txt", "w");
             if (f) {
                 fprintf(f, "workbook technique record 1\nlab reduce\nstage %s\ncase 131075 256\n"
-                           "verdict shown\ncounts 0\nseal 0123456789abcdef\n", argv[k] + 10);
+                           "verdict shown\ncounts 0\nseal 0123456789abcdef\n", "2");
                 fclose(f);
             }
             _exit(0);
