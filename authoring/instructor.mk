@@ -134,12 +134,14 @@ check-grade-slurm:
 	+@tests/grade/slurm-test.sh
 
 # The sandbox against commands that try to get out, the grader against a
-# hostile class, against what it is given besides the code, as Gradescope
+# hostile class, against submissions that try to buy the technique check,
+# against what it is given besides the code, as Gradescope
 # runs it, and in the sandbox's other modes (tests/grade): about 5 minutes
 # on 2 cores.
 check-grade:
 	+@tests/grade/sandbox-test.sh
 	+@tests/grade/grade-test.sh
+	+@tests/grade/technique-test.sh
 	+@tests/grade/inputs-test.sh
 	+@tests/grade/gradescope-test.sh
 	+@tests/grade/modes.sh

@@ -153,9 +153,8 @@ fi
     printf 'build=%q submissions=%q out=%q seed=%q EMU=%q\n' "$build" "$submissions" "$out" "$seed" "$EMU"
     printf 'gpu_partition=%q gpu_arch=%q gpu_jobs=%q\n' "${GPU_PARTITION:-}" "$gpu_arch" "$gpu_jobs"
     printf 'labs=(%s)\n' "$(printf '%q ' "${labs[@]}")"
-    printf 'export WEIGHTS=%q GRADE_RUN_SECONDS=%q GRADE_STAGE_SECONDS=%q GRADE_BUILD_SECONDS=%q\n' \
-        "$(realpath "${WEIGHTS:-grading/weights.txt}")" "${GRADE_RUN_SECONDS:-900}" \
-        "${GRADE_STAGE_SECONDS:-120}" "${GRADE_BUILD_SECONDS:-600}"
+    printf 'export WEIGHTS=%q GRADE_STAGE_SECONDS=%q GRADE_BUILD_SECONDS=%q\n' \
+        "$(realpath "${WEIGHTS:-grading/weights.txt}")" "${GRADE_STAGE_SECONDS:-120}" "${GRADE_BUILD_SECONDS:-600}"
     printf 'export SANDBOX_MEM_MB=%q SANDBOX_DISK_MB=%q SANDBOX=%q JOBS=%q\n' "${SANDBOX_MEM_MB:-2048}" \
         "${SANDBOX_DISK_MB:-1024}" "${SANDBOX:-}" "${JOBS_PER_TASK:-1}"
     printf 'export GPU_SECONDS=%q\n' "${GPU_SECONDS:-300}"
