@@ -194,8 +194,13 @@ printf 'Sandbox: %s.\n' "$( [ -n "$sandbox" ] && echo "${sandbox#sandbox: }" ||
 # the file $2 without the code of its TODO regions.
 frame() { awk -v frame=1 -f grading/splice.awk "$1" "$2" 2> /dev/null | sed -E 's/[ -]*$//'; }
 # What a sandboxed command prints is kept up to a cap, and the rest read and
-# dropped: a stage that talks a lot must not die of a closed pipe.
-cap() { head -c 200000; cat > /dev/null; }
+# dropped: a stage that talks a lot must not die of a closed pipe. With a
+# LOG, appended to it, up to the cap in all.
+cap() { # [LOG]
+    if [ $# = 0 ]; then head -c 200000; cat > /dev/null; return; fi
+    local left=$((200000 - $(stat -c %s "$1" 2> /dev/null || echo 0)))
+    { [ "$left" -le 0 ] || head -c "$left"; cat > /dev/null; } >> "$1"
+}
 
 grade_lab() { # SUBMISSION NAME LAB: one lab of one submission, into OUT/NAME/LAB
     local sub=$1 name=$2 lab=$3 dir="$out/$2/$3"
@@ -255,7 +260,7 @@ grade_lab() { # SUBMISSION NAME LAB: one lab of one submission, into OUT/NAME/LA
         SANDBOX_KEEP=build grading/sandbox.sh "$work" "${GRADE_BUILD_SECONDS:-600}" "${hide[@]}" -- \
             env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL sh -c "make --no-print-directory -j2 EMU=$EMU GRADED=1 LAB=$lab $bin &&
                 { [ $bin = $ebin ] || make --no-print-directory -j2 EMU=1 GRADED=1 LAB=$lab $ebin; }" 2>&1 |
-            cap >> "$dir/build.log"
+            cap "$dir/build.log"
     }
     : > "$dir/build.log"
     build
@@ -395,7 +400,7 @@ gpu_lab() { # NAME LAB
             t0=$(date +%s%N)
             SANDBOX_KEEP=results grading/sandbox.sh "$work" "$((limit + 5))" "${hide[@]}" -- \
                 timeout -k 2 "$limit" ./run dump=results cases=all stage="$s" seed="$seed" 2>&1 |
-                cap >> "$dir/gpu-run.log"
+                cap "$dir/gpu-run.log"
             case ${PIPESTATUS[0]} in
             124 | 137) halted[$s]="stopped after $limit s (hung?); " ;;
             esac
@@ -464,7 +469,7 @@ sandbox_stage() { # BOX BINARY SECONDS LOG ARG...
     rm -rf "$box" && mkdir -p "$box/results" && cp "$binary" "$box/run" || return 1
     [ -z "${SEAL:-}" ] || (umask 077 && printf '%s' "$SEAL" > "$box/technique.key") || return 1
     SANDBOX_KEEP=results grading/sandbox.sh "$box" "$((seconds + 5))" "${hide[@]}" -- \
-        timeout -k 2 "$seconds" ./run "$@" 2>&1 | cap >> "$log"
+        timeout -k 2 "$seconds" ./run "$@" 2>&1 | cap "$log"
     return "${PIPESTATUS[0]}"
 }
 

@@ -47,6 +47,30 @@ if [ "$(id -u)" = 0 ]; then # the sandbox's fallback: a user of its own
         fail "as root without namespaces, a finished map did not score $full as a user of its own"
     fi
 fi
+# Stage 3 without its idea (float by float, in the tail's loop), a verdict
+# printed for it, and a world-readable file of another checkout read and
+# printed everywhere: the stage keeps no technique point, and the file
+# reaches no output.
+secret=$(mktemp -d /var/tmp/other-checkout.XXXXXX) && chmod 755 "$secret" || exit 1
+marker="solution-line-$(od -An -N6 -tx1 /dev/urandom | tr -d ' \n')"
+echo "$marker" > "$secret/map.cu" && chmod 644 "$secret/map.cu"
+rm -rf "$root/submission" && mkdir -p "$root/submission/labs/map"
+sed -e 's/for (size_t i = start; i < vectors; i += stride) {/for (size_t i = start; i < 0; i += stride) {/' \
+    -e 's/for (size_t i = 4 \* vectors + start; i < n; i += stride)/for (size_t i = start; i < n; i += stride)/' "$good" |
+    FILE=$secret/map.cu awk '{ print } /TODO your own includes and helpers/ { on = 1 }
+        on && index($0, "*/") { on = 0
+            print "#include <stdio.h>\n#include <string.h>"
+            print "__attribute__((constructor)) static void forge(int argc, char **argv) {"
+            print "    char got[100] = \"\"; FILE *f = fopen(\"" ENVIRON["FILE"] "\", \"r\");"
+            print "    if (f) { got[fread(got, 1, 99, f)] = 0; fclose(f); got[strcspn(got, \"\\n\")] = 0; }"
+            print "    for (int k = 1; k < argc; k++) if (strncmp(argv[k], \"technique=\", 10) == 0)"
+            print "        printf(\"TECHNIQUE\\t%s\\tshown\\t%s\\t\\n\", argv[k] + 10, got);"
+            print "    printf(\"%s\\n\", got);"
+            print "}" }' > "$root/submission/labs/map/map.cu"
+[ "$(upload "a forger")" = $((full - 1)) ] || fail "a lazy stage 3 that prints its own verdict kept its point"
+! grep -rqF "$marker" "$root/results" "$root/grading" ||
+    fail "another checkout's file was read by the upload, and reached $(grep -rlF "$marker" "$root/results" "$root/grading" | head -n 3)"
+rm -rf "$secret"
 rm -rf "$root/submission" && mkdir -p "$root/submission"
 if ! { [ "$(upload "nothing")" = 0 ] && grep -q 'No lab file' "$root/results/results.json"; }; then
     fail "an upload without a lab file was not told so"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # modes.sh: make grade against the attacks on its sandbox (grade-test.sh
-# CLASS=sandbox) in the modes grade-test.sh itself does not run in: as root
+# CLASS=sandbox; and technique-test.sh as root without namespaces) in the
+# modes grade-test.sh itself does not run in: as root
 # without user namespaces (SANDBOX=none, as in Gradescope's containers),
 # and, run as root, as another user (nobody) with them; as another user
 # without them, make grade must refuse to grade. Each runs in a copy of
@@ -13,9 +14,10 @@ top=$(mktemp -d /var/tmp/grade-modes.XXXXXX) || exit 1
 [ -n "${KEEP:-}" ] || trap 'rm -rf "$top"' EXIT
 chmod 755 "$top"
 
-copy() { # DIR: this checkout and what grading map under the emulation has built
+copy() { # DIR: this checkout and what grading map and reduce under the emulation has built
     mkdir "$1" && tar -c --exclude=./build . | tar -x -C "$1" &&
-        tar -c build/emu/common build/emu/cuh build/emu/rewrite build/emu/solutions/map build/emu/pristine |
+        tar -c build/emu/common build/emu/cuh build/emu/rewrite build/emu/solutions/map \
+            build/emu/solutions/reduce build/emu/pristine |
         tar -x -C "$1" && chmod 700 "$1"
 }
 attacks() { # WHO ENV...: grade-test.sh CLASS=sandbox in the copy, as WHO
@@ -29,10 +31,19 @@ attacks() { # WHO ENV...: grade-test.sh CLASS=sandbox in the copy, as WHO
     fi
 }
 
-make --no-print-directory EMU=1 SOLUTION=1 LAB=map build/emu/solutions/map/run > /dev/null || exit 1
+for lab in map reduce; do
+    make --no-print-directory EMU=1 SOLUTION=1 LAB=$lab build/emu/solutions/$lab/run > /dev/null || exit 1
+done
 dir=$top/root
 copy "$dir" || exit 1
 attacks "root, without user namespaces" env SANDBOX=none
+# the technique check's forgeries and a file carried out, there too
+if env SANDBOX=none "$dir/tests/grade/technique-test.sh" > "$top/technique.log" 2>&1; then
+    echo "modes: root, without user namespaces: $(tail -n 1 "$top/technique.log")"
+else
+    grep -v 'as it should$' "$top/technique.log" | sed "s/^/modes: root, without user namespaces: /"
+    status=1
+fi
 
 if [ "$(id -u)" = 0 ]; then
     dir=$top/nobody
