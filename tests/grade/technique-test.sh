@@ -100,6 +100,8 @@ __attribute__((constructor)) static void carry(int argc, char **argv)
                 if (w) { fprintf(w, "cudaErrorUnknown\n%s\n", got); fclose(w); }
             }
 }'
+# ... or included, so that the compiler quotes it in its first error
+hand_in includes-other "" "" "#include \"$secret/reduce.cu\""
 
 SEED=7 GRADE_STAGE_SECONDS=60 make --no-print-directory grade SUBMISSIONS="$class" OUT="$out" LAB=reduce \
     EMU=1 JOBS=2 > "$out.log" 2>&1 || { tail -5 "$out.log"; fail "make grade failed"; }
@@ -120,6 +122,7 @@ expect lazy-2 $((full - 1)) 2 'their index is not strided'
 expect forges-line $((full - 1)) 2 'their index is not strided'
 expect forges-record $((full - 1)) 2 'flagged for review'
 expect carries-out $((full - 1)) 1 'its own process said'
+expect includes-other 0 1 'does not compile'
 grep -q '"forges-record",.*reduce 2 (forged: review)' "$out/grades.csv" ||
     fail "grades.csv does not flag the forged record for review"
 for check in "${checks[@]}"; do eval "$check"; done
