@@ -189,10 +189,14 @@ static size_t rewrite_shared(const char *file, size_t start, size_t at, int is_e
     size_t dims = from; /* the first '[', or the end */
     while (dims < end && text[dims] != '[')
         dims++;
-    for (size_t k = from; k < end; k++)
-        if (text[k] == ',' || text[k] == '=')
+    int depth = 0; /* in template arguments, brackets or parentheses: cub::BlockScan<int, 128> */
+    for (size_t k = from; k < end; k++) {
+        depth += (text[k] == '<' || text[k] == '(' || text[k] == '[') -
+                 (text[k] == '>' || text[k] == ')' || text[k] == ']');
+        if (depth == 0 && (text[k] == ',' || text[k] == '='))
             fail(file, at, "declare one __shared__ variable at a time, without an initializer "
                            "(CUDA does not run initializers for shared memory)");
+    }
     size_t name_end = dims;
     while (name_end > from && strchr(" \t\n", text[name_end - 1]))
         name_end--;
