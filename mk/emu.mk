@@ -8,9 +8,13 @@ ifeq ($(EMU),1)
   BUILD    := build/emu
   CFLAGS   += -DWORKBOOK_EMU
   # The shared .cuh headers hold kernels too: they are rewritten into
-  # $(BUILD)/cuh, which is searched before their own folders.
+  # $(BUILD)/cuh, which is searched before their own folders; and the CUDA
+  # headers the emulation lacks (common/emu/not-provided, each naming itself)
+  # before the system's folders, where a toolkit's own would be half-read.
   EMUFLAGS  = -std=c++17 -O2 -g -Wall -Wno-unknown-pragmas -DWORKBOOK_EMU -Icommon/emu \
-              -I$(BUILD)/cuh -pthread
+              -Icommon/emu/not-provided -I$(BUILD)/cuh -pthread
+  # and its library headers (cooperative groups, CUB) in folders of their own
+  COMMON_H += $(filter-out %.cpp %.awk %/README,$(shell find common/emu -mindepth 2 -type f))
   # Kernels get a call before each load and store (common/emu/access.cpp answers
   # them): the checks for races and out-of-bounds accesses; and one before a
   # shift by the value's width or more, which a GPU and a CPU do differently
@@ -21,11 +25,15 @@ ifeq ($(EMU),1)
   CU_REWRITE = $(BUILD)/rewrite # what it makes of a .cu file changes with it
   CU_COMPILE = $(BUILD)/rewrite $< > $@.cpp && $(CXX) $(EMUFLAGS) $(CPPFLAGS) -I$(<D) -c $@.cpp -o $@
   # A lab's kernels: -Wextra too (a signed/unsigned comparison betrays a
-  # 32-bit index). Where nvcc is installed it reads the file as well, so
-  # what only a GPU's compiler refuses (a host function called in a kernel)
-  # is refused here too.
+  # 32-bit index). What the emulation lacks but a GPU compiles is named on
+  # lines of their own, "emulation: not provided: X (FILE:LINE)", before the
+  # compiler's messages (common/emu/not-provided.awk). Where nvcc is
+  # installed it reads the file as well, so what only a GPU's compiler
+  # refuses (a host function called in a kernel) is refused here too.
   KERNEL_COMPILE = $(BUILD)/rewrite $< > $@.cpp && \
-                   $(CXX) $(EMUFLAGS) -Wextra -Wno-unused-parameter $(EMU_CHECKS) $(CPPFLAGS) -I$(<D) -c $@.cpp -o $@
+                   { $(CXX) $(EMUFLAGS) -Wextra -Wno-unused-parameter $(EMU_CHECKS) $(CPPFLAGS) -I$(<D) \
+                       -c $@.cpp -o $@ 2> $@.err; status=$$?; \
+                     awk -v source='$<' -f common/emu/not-provided.awk $@.err >&2; [ $$status -eq 0 ]; }
   NVCC_CHECK = $(if $(wildcard $(NVCC)),$(NVCC) -std=c++17 $(CPPFLAGS) -I$(<D) -cuda $< -o $@.ii)
   EMU_OBJS := $(patsubst common/emu/%.cpp,$(BUILD)/common/emu/%.o,$(wildcard common/emu/*.cpp))
   # Under EMU=1 the emulation proves itself first: its own tests, planted
@@ -48,13 +56,14 @@ $(BUILD)/cuh/%.cuh: %.cuh $(BUILD)/rewrite
 	$(Q)$(BUILD)/rewrite $< > $@
 
 # The emulation's own tests: kernels built like a lab's.
-$(BUILD)/emutest: $(BUILD)/tests/emu/emu_kernels.o $(BUILD)/tests/emu/test_emu.o $(COMMON_OBJS)
+EMU_TEST_OBJS = $(patsubst %,$(BUILD)/%.o,$(basename $(wildcard tests/emu/*.c tests/emu/*.cu)))
+$(BUILD)/emutest: $(EMU_TEST_OBJS) $(COMMON_OBJS)
 	$(Q)$(CXX) -o $@ $^ $(CRITERION_LIBS) $(LDLIBS)
 
-$(BUILD)/tests/emu/emu_kernels.o: tests/emu/emu_kernels.cu tests/emu/emu_kernels.h $(COMMON_H) $(CU_REWRITE) | $(CU_TOOL)
+$(BUILD)/tests/emu/%.o: tests/emu/%.cu $(wildcard tests/emu/*.h) $(COMMON_H) $(CU_REWRITE) | $(CU_TOOL)
 	@mkdir -p $(@D)
 	$(Q)$(KERNEL_COMPILE)
 
-$(BUILD)/tests/emu/%.o: tests/emu/%.c tests/emu/emu_kernels.h $(COMMON_H) | need-criterion
+$(BUILD)/tests/emu/%.o: tests/emu/%.c $(wildcard tests/emu/*.h) $(COMMON_H) | need-criterion
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(CPPFLAGS) $(CRITERION_CFLAGS) -c $< -o $@

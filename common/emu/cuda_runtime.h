@@ -106,6 +106,10 @@ template <typename T> EMU_INLINE T __shfl_xor_sync(unsigned mask, T v, int lane_
     return emu_shuffle_as(EMU_SHFL_XOR, mask, v, lane_mask, width);
 }
 
+/* A library collective (cooperative_groups.h, cub's warp and block ones)
+ * called against its rules: the launch fails, naming the calling line. */
+[[noreturn]] void emu_misuse(const char *why);
+
 /* ---- shared memory: the rewriter turns
  *     __shared__ float tile[32][33];   into  float (&tile)[32][33] = emu_shared_var<...>
  *     extern __shared__ int s[];       into  static thread_local int *const s = emu_dynamic_shared

@@ -984,6 +984,12 @@ unsigned __activemask()
     return alive;
 }
 
+void emu_misuse(const char *why)
+{
+    fail_launch(where(runner->current, PC) + at_line(PC) + ": " + why);
+    abandon_thread();
+}
+
 unsigned long long emu_shuffle(emu_shuffle_kind kind, unsigned mask, unsigned long long bits, int lane,
                                int width)
 {

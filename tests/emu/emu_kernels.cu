@@ -931,6 +931,7 @@ __global__ void block_scans(int *out, const int *in)
     __shared__ typename scan::TempStorage storage;
     int x = in[blockIdx.x * 128 + threadIdx.x], exclusive, inclusive;
     scan(storage).ExclusiveSum(x, exclusive);
+    __syncthreads(); /* CUB's rule before the storage serves again */
     scan(storage).InclusiveSum(x, inclusive);
     out[2 * (blockIdx.x * 128 + threadIdx.x)] = exclusive;
     out[2 * (blockIdx.x * 128 + threadIdx.x) + 1] = inclusive;

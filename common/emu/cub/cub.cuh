@@ -1,13 +1,23 @@
-/* cub/cub.cuh, emulated: the CUB calls the workbook's library rows make,
- * computed by plain loops (EMU=1). Same signatures, same two-call protocol:
- * a first call with no temporary storage asks how many bytes to allocate.
- * Device memory is host memory here, so the device-wide algorithms run on
- * the calling thread; the block-wide ones run inside the kernel, with
- * barriers, so the race detector watches them like any other code. */
+/* cub/cub.cuh, emulated (EMU=1): the parts of CUB the workbook's library
+ * rows and its students use, with CUB's names and signatures.
+ * - Warp and block collectives, run inside kernels and built of warp
+ *   shuffles and barriers as CUB builds them, so the race detector and the
+ *   counts see them as they are: cub::WarpReduce and cub::WarpScan
+ *   (cub/warp/), cub::BlockReduce and cub::BlockScan (cub/block/), and the
+ *   operators cub::Sum, Max, Min (cuda::std::plus<>, cuda::maximum<>,
+ *   cuda::minimum<> for CUB 3).
+ * - Device-wide algorithms, below, computed by plain loops on the calling
+ *   thread (device memory is host memory here), with CUB's two-call
+ *   protocol: a first call with no temporary storage asks how many bytes
+ *   to allocate.
+ * What is not here (cub::BlockRadixSort, cub::BlockLoad, ...) stops the
+ * build with a line "emulation: not provided: cub::X (FILE:LINE)". */
 #ifndef EMU_CUB_CUH
 #define EMU_CUB_CUH
 
 #include "../cuda_runtime.h"
+#include "block/block_reduce.cuh"
+#include "block/block_scan.cuh"
 
 #include <algorithm>
 #include <vector>
@@ -158,86 +168,6 @@ struct DeviceSelect {
         *selected = k;
         return cudaSuccess;
     }
-};
-
-/* Block-wide: every thread of the block calls, as with CUB. Thread 0 does the
- * work between two barriers, the simplest correct way. */
-template <typename T, int BLOCK> class BlockScan {
-  public:
-    struct TempStorage {
-        T values[BLOCK];
-    };
-    __device__ BlockScan(TempStorage &storage) : s(storage) {}
-    __device__ void ExclusiveSum(T in, T &out) { scan(in, out, false); }
-    __device__ void InclusiveSum(T in, T &out) { scan(in, out, true); }
-    /* ITEMS values a thread, in order: thread t holds items t*ITEMS.. */
-    template <int ITEMS> __device__ void ExclusiveSum(T (&in)[ITEMS], T (&out)[ITEMS])
-    {
-        items(in, out, false);
-    }
-    template <int ITEMS> __device__ void InclusiveSum(T (&in)[ITEMS], T (&out)[ITEMS])
-    {
-        items(in, out, true);
-    }
-
-  private:
-    TempStorage &s;
-    __device__ void scan(T in, T &out, bool inclusive)
-    {
-        unsigned t = (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;
-        s.values[t] = in;
-        __syncthreads();
-        if (t == 0) {
-            T sum = T();
-            for (int i = 0; i < BLOCK; i++) {
-                T x = s.values[i];
-                sum += x;
-                s.values[i] = inclusive ? sum : sum - x;
-            }
-        }
-        __syncthreads();
-        out = s.values[t];
-        __syncthreads(); /* the storage may be reused at once */
-    }
-    template <int ITEMS> __device__ void items(T (&in)[ITEMS], T (&out)[ITEMS], bool inclusive)
-    {
-        T sum = T(), own[ITEMS];
-        for (int k = 0; k < ITEMS; k++)
-            sum += own[k] = in[k];
-        T before;
-        scan(sum, before, false);
-        for (int k = 0; k < ITEMS; k++) {
-            if (inclusive)
-                before += own[k];
-            out[k] = before;
-            if (!inclusive)
-                before += own[k];
-        }
-    }
-};
-
-template <typename T, int BLOCK> class BlockReduce {
-  public:
-    struct TempStorage {
-        T values[BLOCK];
-    };
-    __device__ BlockReduce(TempStorage &storage) : s(storage) {}
-    /* The sum, in thread 0 only (as CUB) */
-    __device__ T Sum(T in)
-    {
-        unsigned t = (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;
-        s.values[t] = in;
-        __syncthreads();
-        T sum = T();
-        if (t == 0)
-            for (int i = 0; i < BLOCK; i++)
-                sum += s.values[i];
-        __syncthreads();
-        return t == 0 ? sum : in;
-    }
-
-  private:
-    TempStorage &s;
 };
 
 } // namespace cub
