@@ -9,7 +9,7 @@
 #   @ reduce_stage1_kernel                   start looking from this line on
 #                                            (comment lines are never matched)
 #   - sums[tid] = i < n ? in[i] : T(0);      text of one line, replaced by
-#   + sums[tid] = in[i];                     this text
+#   + sums[tid] = in[i];                     this text (several + lines: that many lines)
 #   ? past the end                           the first report must say this
 #   ?emu in[1025]                            ... under EMU=1 only (?gpu: on a GPU only)
 #   ? a || b                                 either one will do (which block a
@@ -48,7 +48,7 @@ apply() {
                 kind = substr(line[k], 1, 1); text = substr(line[k], 3)
                 if (kind == "@") anchor[++edit] = text
                 else if (kind == "-") { old[++pair] = text; at[pair] = edit }
-                else if (kind == "+") new[pair] = text
+                else if (kind == "+") { new[pair] = (pair in plus) ? new[pair] "\n" text : text; plus[pair] = 1 }
             }
             p = 1
         }
