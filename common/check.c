@@ -229,6 +229,18 @@ MEASURE(shared_stores_per_element, ratio(c->requests[SHARED_STORE], (double)p->n
 MEASURE(flag_stores_per_block, ratio(c->flag_stores, c->publishing_blocks))
 MEASURE(bytes_stored_per_output, ratio(c->bytes[GLOBAL_STORE] + c->library_bytes / 2,
                                        problem_output_bytes(p)))
+/* per element: over n, which no extra work can raise, so dummy work never lowers them */
+MEASURE(shared_requests_per_element,
+        ratio(c->requests[SHARED_LOAD] + c->requests[SHARED_STORE], (double)p->n))
+/* bank conflicts as Nsight counts them: wavefronts beyond the fewest that serve the bytes */
+MEASURE(shared_bank_conflicts_per_element,
+        ratio(c->units[SHARED_LOAD] + c->units[SHARED_STORE] - c->ideal[SHARED_LOAD] -
+                  c->ideal[SHARED_STORE],
+              (double)p->n))
+MEASURE(shared_bytes_per_element, ratio(c->bytes[SHARED_LOAD] + c->bytes[SHARED_STORE], (double)p->n))
+MEASURE(barriers_per_element, ratio(c->barriers, (double)p->n))
+MEASURE(atomics_per_element, ratio(c->global_atomics + c->shared_atomics, (double)p->n))
+MEASURE(shuffles_per_warp, ratio(32 * c->shuffles, c->main_threads))
 #undef MEASURE
 
 void print_measures(FILE *out, const struct problem *p, const struct access_counts *c)

@@ -381,7 +381,10 @@ extern const char *const technique_verdict_names[]; /* "shown", "missing", ... *
     X(store_sectors_per_request) X(lanes_per_store_request)                                 \
     X(shared_load_wavefronts_per_request) X(shared_wavefronts_per_request)                   \
     X(shared_stores_per_element) X(shared_lanes_share)                                       \
-    X(flag_stores_per_block) X(traffic) X(bytes_stored_per_output)
+    X(flag_stores_per_block) X(traffic) X(bytes_stored_per_output)                          \
+    X(shared_requests_per_element) X(shared_bank_conflicts_per_element)                      \
+    X(shared_bytes_per_element) X(barriers_per_element) X(atomics_per_element)              \
+    X(shuffles_per_warp)
 #define DECLARE_MEASURE(name) measure name;
 WORKBOOK_MEASURES(DECLARE_MEASURE)
 #undef DECLARE_MEASURE

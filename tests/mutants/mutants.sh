@@ -5,11 +5,13 @@
 #
 # A .mut file holds one mutant a block:
 #
-#   == 1 | the bounds test left out          stage, then what the mistake is
+#   == 1 | the bounds test left out          stage (or stages: 4,5), then what
+#                                            the mistake is
 #   @ reduce_stage1_kernel                   start looking from this line on
 #                                            (comment lines are never matched)
 #   - sums[tid] = i < n ? in[i] : T(0);      text of one line, replaced by
-#   + sums[tid] = in[i];                     this text (several + lines: that many lines)
+#   + sums[tid] = in[i];                     this text (more + lines: more
+#                                            lines in its place)
 #   ? past the end                           the first report must say this
 #   ?emu in[1025]                            ... under EMU=1 only (?gpu: on a GPU only)
 #   ? a || b                                 either one will do (which block a
@@ -19,6 +21,11 @@
 #   ! racecheck                              on a GPU, make sanitize TOOL=racecheck
 #                                            must report it too
 #
+# A block whose mistake starts with "honest:" is no mistake but a right
+# answer written another way (== 8 | honest: the warp sum as a butterfly):
+# it must pass every test of its stage, the technique included, with no
+# compiler warning; it has no ? lines. tests/mutants/plant.sh plants a block.
+#
 # The report must say it first: a student reads make test's output from the
 # top, so the ? lines are looked for in its first report, the one the first
 # failing test prints (its title line, then its indented lines up to
@@ -27,8 +34,9 @@
 # a later report names the cause.
 #
 # Prints a line per mutant, a count, and how many first reports name the
-# cause; exits non-zero if a mutant passes the tests (unless ~ or ^ says why
-# it may) or no report says what it must.
+# cause, then how many honest variants are kept; exits non-zero if a mutant
+# passes the tests (unless ~ or ^ says why it may), no report says what it
+# must, or an honest variant fails.
 # Uses EMU=1 unless EMU=0 is set (on a machine with a GPU). ONLY=REGEX plants
 # only the mutants whose "stage | mistake" line it matches.
 set -u
@@ -37,34 +45,10 @@ labs=${*:-$(for f in tests/mutants/*.mut; do basename "$f" .mut; done)}
 work=build/mutants
 emu=${EMU:-1}
 export SEED=${SEED:-1234}
-missed=0 total=0 known_misses=0 number=0 named_first=0
+missed=0 total=0 known_misses=0 number=0 named_first=0 honest=0 honest_failed=0
 
-# Apply the edits of one mutant (lines "@ ...", "- ...", "+ ...") to FILE.
-apply() {
-    awk -v edits="$1" '
-        BEGIN {
-            n = split(edits, line, "\n")
-            for (k = 1; k <= n; k++) {
-                kind = substr(line[k], 1, 1); text = substr(line[k], 3)
-                if (kind == "@") anchor[++edit] = text
-                else if (kind == "-") { old[++pair] = text; at[pair] = edit }
-                else if (kind == "+") { new[pair] = (pair in plus) ? new[pair] "\n" text : text; plus[pair] = 1 }
-            }
-            p = 1
-        }
-        /^[ \t]*(\/\*|\*( |\/|$)|\/\/)/ { print; next }  # comments: the hints quote the code
-        {
-            if (p <= pair && at[p] in anchor && !seen[at[p]] && index($0, anchor[at[p]]))
-                seen[at[p]] = 1
-            if (p <= pair && (!(at[p] in anchor) || seen[at[p]]) && (i = index($0, old[p]))) {
-                $0 = substr($0, 1, i - 1) new[p] substr($0, i + length(old[p]))
-                p++
-            }
-            print
-        }
-        END { if (p <= pair) { print "mutant does not apply: " old[p] > "/dev/stderr"; exit 1 } }
-    ' "$2" > "$2.new" && mv "$2.new" "$2"
-}
+# TEXT as a regular expression that matches only itself.
+literal() { printf '%s' "$1" | sed 's/[][\\.*^$+?(){}|]/\\&/g'; }
 
 # The first report of make test's output in LOG (see above).
 first_report() {
@@ -92,18 +76,33 @@ says() {
 run_one() {
     local lab=$1 stage=$2 what=$3 edits=$4 expect=$5 known=$6 tool=$7
     [[ -z "${ONLY:-}" || "$stage | $what" =~ $ONLY ]] || return 0
-    total=$((total + 1)) number=$((number + 1))
+    number=$((number + 1))
     # one folder for every mutant in turn, so they share one build folder
     local dir=$work/planted log=$work/$number.log
-    rm -rf "$dir" && mkdir -p "$dir/labs" && cp -r "solutions/$lab" "$dir/labs/"
-    if ! apply "$edits" "$dir/labs/$lab/$lab.cu" 2> "$log"; then
-        printf '%-18s %-4s %-44.44s %s\n' "$lab" "$stage" "$what" "DOES NOT APPLY"
-        missed=$((missed + 1))
+    rm -rf "$dir" && mkdir -p "$dir/labs" && cp -r "labs/$lab" "$dir/labs/"
+    if ! tests/mutants/plant.sh "$lab" "^$(literal "$stage | $what")\$" \
+        > "$dir/labs/$lab/$lab.cu" 2> "$log"; then
+        printf '%-18s %-4s %-44.44s %s\n' "$lab" "$stage" "$what" "DOES NOT APPLY: $(cat "$log")"
+        if [[ $what == honest:* ]]; then
+            honest=$((honest + 1)) honest_failed=$((honest_failed + 1))
+        else
+            total=$((total + 1)) missed=$((missed + 1))
+        fi
         return
     fi
     NO_COLOR=1 make --no-print-directory test LAB="$lab" STAGE="$stage" EMU="$emu" \
         SUBMISSION="$dir" > "$log" 2>&1
     local caught=$? verdict="caught, says it"
+    if [[ $what == honest:* ]]; then
+        honest=$((honest + 1)) verdict="kept: passes every test"
+        if [ $caught -ne 0 ] || grep -q "^warnings in" "$log"; then
+            honest_failed=$((honest_failed + 1))
+            verdict="HONEST, BUT FAILS: $(first_report "$log" | grep -v '^compiling ' | head -n 1)"
+        fi
+        printf '%-18s %-4s %-44.44s %s\n' "$lab" "$stage" "$what" "$verdict"
+        return
+    fi
+    total=$((total + 1))
     if [ $caught -eq 0 ] && grep -q "^warnings in" "$log"; then
         caught=1 verdict="warned, says it" # a bug the tests' sizes cannot show
     fi
@@ -163,4 +162,5 @@ done
 echo "$((total - missed)) of $total planted mistakes caught, with the cause named (seed $SEED)"
 echo "first report names the cause: $named_first of $total"
 [ $known_misses -eq 0 ] || echo "$known_misses more that $([ "$emu" = 1 ] && echo only a GPU || echo only the emulation) shows, as noted above"
-[ $missed -eq 0 ]
+[ $honest -eq 0 ] || echo "honest variants kept: $((honest - honest_failed)) of $honest"
+[ $missed -eq 0 ] && [ $honest_failed -eq 0 ]

@@ -224,34 +224,60 @@ static size_t reduce_tile(const struct stage *s, int block)
 static const char *const reduce_variants[] = {"int", "float", NULL};
 
 /* What each stage's kernel must show besides right outputs (workbook.h,
- * struct technique), in the words of handouts/02-reduce.md. */
+ * struct technique), in the words of handouts/02-reduce.md. Extra work only
+ * adds requests, bank conflicts, barriers, shuffles and atomics, so each
+ * cost is bounded per value summed (over n, which no kernel moves); where a
+ * mechanism must be there (stage 8's shuffles), its least count goes with a
+ * bound on the cost it replaces. Each bound sits between the stage's figure
+ * and that of the idea it replaces, at the technique case (n = 131075,
+ * blocks of 256, 2 SMs), which WORKBOOK_FIGURES=1
+ * build/emu/solutions/reduce/run technique=all prints. */
 static const struct technique reduce_techniques[] = {
     {"1", "interleaved addressing", {{0}}},
-#define ACTIVE_WARPS                                                                        \
-    {shared_lanes_share, AT_LEAST, 0.5, "the working threads are scattered over the warps: "  \
-                                        "their index is not strided"}
-#define NO_CONFLICTS                                                                        \
-    {shared_wavefronts_per_request, AT_MOST, 1.5, "shared memory accesses conflict in banks: " \
-                                                  "the addressing is not sequential"}
+/* stage 1's tree takes 0.59 shared-memory requests a value, 2 and 3 take 0.18
+ * (0.57 and 0.33 in blocks of 64, 0.60 and 0.14 of 1024); with two values a
+ * thread, about half of each */
+#define ACTIVE_WARPS(limit)                                                                 \
+    {shared_requests_per_element, AT_MOST, limit, "the working threads are scattered over "   \
+                                                  "the warps: their index is not strided"}
+/* stage 2's tree: 0.41 bank conflicts a value (0.21 with two values a thread, 0.014 after
+ * stage 7's grid-stride sums); sequential addressing: none */
+#define NO_CONFLICTS(limit)                                                                 \
+    {shared_bank_conflicts_per_element, AT_MOST, limit, "shared memory accesses conflict in " \
+                                                        "banks: the addressing is not sequential"}
 #define FIRST_ADD                                                                           \
     {elements_per_thread, AT_LEAST, 1.9, "each thread loads one value: no add during the load"}
-#define WARP_UNROLLED                                                                       \
-    {barriers_per_block, AT_MOST, 6, "a __syncthreads() at every level of the tree, the last "  \
-                                     "warp's too"}
+/* a barrier at every level: 9 a block of 512 values (0.018 a value), 3 with the last warp
+ * unrolled (0.006); after stage 7's grid-stride sums, 0.0012 and 0.0004 */
+#define WARP_UNROLLED(limit)                                                                \
+    {barriers_per_element, AT_MOST, limit, "a __syncthreads() at every level of the tree, "    \
+                                           "the last warp's too"}
+#define NO_ATOMICS                                                                          \
+    {atomics_per_element, AT_MOST, 0, "atomics add the block's values: they are not summed "  \
+                                      "as a tree in shared memory"}
     {"2", "a strided index, so that whole warps idle instead of half their lanes",
-     {ACTIVE_WARPS}},
-    {"3", "sequential addressing, free of bank conflicts", {ACTIVE_WARPS, NO_CONFLICTS}},
-    {"4", "the first add during the load", {ACTIVE_WARPS, NO_CONFLICTS, FIRST_ADD}},
+     {ACTIVE_WARPS(0.4), NO_ATOMICS}},
+    {"3", "sequential addressing, free of bank conflicts",
+     {NO_CONFLICTS(0.1), ACTIVE_WARPS(0.4), NO_ATOMICS}},
+    {"4", "the first add during the load",
+     {FIRST_ADD, NO_CONFLICTS(0.1), ACTIVE_WARPS(0.2), NO_ATOMICS}},
     {"5", "the last warp unrolled, with no barriers",
-     {ACTIVE_WARPS, NO_CONFLICTS, FIRST_ADD, WARP_UNROLLED}},
+     {FIRST_ADD, NO_CONFLICTS(0.1), ACTIVE_WARPS(0.2), WARP_UNROLLED(0.012), NO_ATOMICS}},
     {"6", "complete unrolling, the block size a template parameter",
-     {ACTIVE_WARPS, NO_CONFLICTS, FIRST_ADD, WARP_UNROLLED}},
+     {FIRST_ADD, NO_CONFLICTS(0.1), ACTIVE_WARPS(0.2), WARP_UNROLLED(0.012), NO_ATOMICS}},
     {"7", "cascading: each thread sums many values before the tree",
-     {NO_CONFLICTS, WARP_UNROLLED,
-      {elements_per_thread, AT_LEAST, 8, "each thread sums one or two values: no grid-stride "
-                                         "sums"}}},
+     {{elements_per_thread, AT_LEAST, 8, "each thread sums one or two values: no grid-stride "
+                                         "sums"},
+      NO_CONFLICTS(0.005), WARP_UNROLLED(0.0007), NO_ATOMICS}},
+    /* five shuffles sum a warp (5.6 a warp with warp 0's second sum); a warp's sum in shared
+     * memory moves every thread's value through it: 0.0078 bytes a value with shuffles, at
+     * least 0.25 without; one atomic a block is 0.0001 a value, one a thread 0.03 */
     {"8", "warp shuffles, and one atomicAdd a block",
-     {{warp_shuffles, AT_LEAST, 1, "no warp shuffles"},
+     {{shuffles_per_warp, AT_LEAST, 5, "no warp sums by shuffles (five a warp)"},
+      {shared_bytes_per_element, AT_MOST, 0.05, "every thread's value passes through shared "
+                                                "memory: the warps do not sum by shuffles"},
+      {atomics_per_element, AT_MOST, 0.004, "atomics add the threads' values: the warps do not "
+                                            "sum by shuffles"},
       {global_atomics_per_block, AT_MOST, 1, "more than one global atomic a block"},
       {elements_per_thread, AT_LEAST, 8, "each thread sums one or two values: no grid-stride "
                                          "sums"}}},
@@ -259,6 +285,7 @@ static const struct technique reduce_techniques[] = {
 #undef NO_CONFLICTS
 #undef FIRST_ADD
 #undef WARP_UNROLLED
+#undef NO_ATOMICS
     {NULL},
 };
 
