@@ -105,17 +105,17 @@ hand_in includes-other "" "" "#include \"$secret/reduce.cu\""
 
 # Dummy work that bought a stage's technique under the old traits, and
 # honest work that must keep every mark: blocks of tests/mutants/reduce.mut,
-# planted (NAME, the block's "stage | mistake" as a regular expression, and
+# planted (NAME; the block's "stage | mistake" as a regular expression;
 # for the hostile, what the stage's reason must say).
 hostile=(
-    "dilutes-2|^2 \| stage 1's tree after 64 warm-up stores|not strided"
-    "dilutes-3|^3 \| stage 1's tree after 64 warm-up stores|not strided"
-    "dilutes-banks-3|^3 \| stage 2's tree after 64 conflict-free|conflict in banks"
-    "dilutes-4|^4 \| stage 1's tree after the first add|not strided"
-    "atomics-7|^7 \| the block's sum by a shared atomicAdd|atomics add"
-    "one-noop-shuffle-8|^8 \| stage 7's shared tree with one no-op shuffle|no warp sums by shuffles"
-    "five-noop-shuffles-8|^8 \| stage 7's shared tree after five no-op|passes through shared memory"
-    "noops-and-atomics-8|^8 \| a shared atomicAdd a thread after five no-op|atomics add"
+    "dilutes-2;^2 \| stage 1's tree after 64 warm-up stores;not strided"
+    "dilutes-3;^3 \| stage 1's tree after 64 warm-up stores;not strided"
+    "dilutes-banks-3;^3 \| stage 2's tree after 64 conflict-free;conflict in banks"
+    "dilutes-4;^4 \| stage 1's tree after the first add;not strided"
+    "atomics-7;^7 \| the block's sum by a shared atomicAdd;atomics add"
+    "one-noop-shuffle-8;^8 \| stage 7's shared tree with one no-op shuffle;no warp sums by shuffles"
+    "five-noop-shuffles-8;^8 \| stage 7's shared tree after five no-op;passes through shared memory"
+    "noops-and-atomics-8;^8 \| a shared atomicAdd a thread after five no-op;atomics add"
 )
 honest=$(sed -n 's/^== \([0-9a-z,]*\) | honest: .*/\1/p' tests/mutants/reduce.mut | wc -l)
 [ "$honest" -ge 9 ] || { echo "technique-test: reduce.mut holds $honest honest blocks, not the 9 it should"; exit 1; }
@@ -124,7 +124,7 @@ plant() { # NAME REGEX
     tests/mutants/plant.sh reduce "$2" > "$class/$1/labs/reduce/reduce.cu" ||
         { echo "technique-test: $1 could not be planted"; exit 1; }
 }
-for case in "${hostile[@]}"; do IFS='|' read -r name regex _ <<< "$case"; plant "$name" "$regex"; done
+for case in "${hostile[@]}"; do IFS=';' read -r name regex _ <<< "$case"; plant "$name" "$regex"; done
 for k in $(seq "$honest"); do plant "honest-$k" "^$(sed -n 's/^== \([0-9a-z,]*\) | \(honest: .*\)/\1 | \2/p' \
     tests/mutants/reduce.mut | sed -n "${k}p" | sed 's/[][\\.*^$+?(){}|]/\\&/g')\$"; done
 
@@ -151,7 +151,7 @@ expect includes-other 0 1 'does not compile'
 grep -q '"forges-record",.*reduce 2 (forged: review)' "$out/grades.csv" ||
     fail "grades.csv does not flag the forged record for review"
 for case in "${hostile[@]}"; do
-    IFS='|' read -r name regex says <<< "$case"
+    IFS=';' read -r name regex says <<< "$case"
     expect "$name" $((full - 1)) "${regex:1:1}" "$says"
 done
 for k in $(seq "$honest"); do expect "honest-$k" "$full"; done
