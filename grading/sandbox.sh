@@ -5,17 +5,17 @@
 # SANDBOX_KEEP names (relative to WORK, split at spaces) replaces what WORK
 # holds there; without SANDBOX_KEEP, the whole copy replaces WORK's contents.
 # What comes back is the grader's. HIDE: absolute paths of folders it must
-# not read (the grader's checkout, the submissions, the grades): no longer
-# what keeps them out, which the allow-list below does, but checked.
+# not read (the grader's checkout, the submissions, the grades), checked:
+# the allow-list keeps them out.
 #
-# What it may read, default-deny: /usr and the links to it (/bin, /lib...),
-# the few files of /etc the compilers and make read (ld.so's cache, passwd,
-# alternatives...), and the folders its toolchain variables name (PATH,
-# CPATH, LIBRARY_PATH, LD_LIBRARY_PATH, PKG_CONFIG_PATH; CUDA's under
-# /usr/local/cuda), each alone, even inside a HIDE folder (a Criterion
+# The allow-list, default-deny: of the host COMMAND reads (and runs) only
+# /usr and the links to it (/bin, /lib...), the few files of /etc that the
+# compilers and make read (ld.so's cache, passwd, alternatives...), and the
+# folders that PATH, CPATH, LIBRARY_PATH, LD_LIBRARY_PATH and
+# PKG_CONFIG_PATH name, each alone, even inside a HIDE folder (a Criterion
 # unpacked in the checkout); besides, /dev's usual nodes and the GPU's,
-# /proc, and its own /tmp. Nothing else of the host: no home, no /srv,
-# /opt or /var, no other checkout.
+# /proc, its own /tmp and WORK. No home, no /srv, /opt or /var, no other
+# checkout, no /etc/hostname.
 #
 # In every mode COMMAND has no terminal (a session of its own, stdin
 # /dev/null, a terminal on stdout or stderr reached through a pipe), no
@@ -24,11 +24,12 @@
 # /tmp); it writes files of SANDBOX_FILE_MB at most (default 256); after
 # SECONDS it is stopped (exit 124), saying "sandbox: stopped: ..." on
 # stderr. An interrupt (INT, TERM, HUP) ends all it started, then
-# sandbox.sh.
+# sandbox.sh. What its mode lacks (namespaces, Landlock, a cgroup) it
+# says first, in one line on stderr.
 #
-# CPU and processes: as root, where it can make them, a cgroup of its own
-# caps its CPU time at SANDBOX_CPUS CPUs (default 1; 0.5 is half of one)
-# and its processes (threads too) at SANDBOX_PROCS (default 256), its
+# CPU and processes: as root, where it can make them, cgroups of its own
+# cap its CPU time at SANDBOX_CPUS CPUs (default 1; 0.5: half of one) and
+# its processes (threads too) at SANDBOX_PROCS (default 256), its
 # supervisor's included: a hog slows itself, not its classmates. Without
 # them it runs at nice 19, its processes counted by RLIMIT_NPROC alone
 # (per user: as another user than root, on top of those it has).
@@ -44,34 +45,32 @@
 # With user namespaces (util-linux's unshare and setpriv), the supervisor
 # (grading/supervise.sh), PID 1 of the command's own mount, PID, network,
 # IPC and UTS namespaces, runs COMMAND chrooted, without capabilities, in a
-# root built from nothing: the allow-list above, read-only; a /dev of its
-# own (null, zero, full, random, urandom, tty, shm, and /dev/nvidia* for
-# the GPU, with /sys then, where the driver reads the GPU's topology); its
-# copy of WORK (a tmpfs of SANDBOX_DISK_MB, default 1024: a full one fails
-# writes) and a fresh /tmp and /dev/shm, the only places it writes. It
-# reaches no network, no process outside, and no socket. Its user: as
-# root, a user of its own (200000 + this PID) outside, root inside; as
-# another user, that user. Landlock (below) holds it to the same list.
-# A HIDE folder it would still see, but for a toolchain folder given in
-# it, stops it before it starts (exit 126).
+# root built from nothing: the allow-list, read-only (and /sys where there
+# is a GPU: its driver reads the GPU's topology there); a /dev of its own
+# (null, zero, full, random, urandom, tty, shm, /dev/nvidia*); its copy of
+# WORK (a tmpfs of SANDBOX_DISK_MB, default 1024: a full one fails writes),
+# a fresh /tmp and /dev/shm, the only places it writes. It reaches no
+# network, no process outside, and no socket. Its user: as root, a user of
+# its own (200000 + this PID) outside, root inside; as another user, that
+# user. A HIDE folder it would see (but for a toolchain folder given in
+# it) stops it before it starts (exit 126). Landlock holds it to the same
+# list besides, for a cost too small to measure.
 #
-# Without them (refused here, or SANDBOX=none) it says so on stderr and runs
-# COMMAND in WORK itself, with the host's sockets and network but TCP:
-# - as root, as a user of its own owning WORK alone. Landlock
-#   (grading/confine.c) holds it to the allow-list, WORK and a /tmp of its
-#   own (HOME and TMPDIR), and keeps its signals and abstract sockets in.
-#   A HIDE folder that user can reach is refused (exit 126: make it chmod
-#   700), for a kernel without Landlock. Every process of that user ends
-#   with it, and what it left in /tmp, /var/tmp and /dev/shm is deleted.
-# - as another user, with all that user's rights but for Landlock's limits
-#   (its files, HIDE folders included, where there is no Landlock; its
-#   terminals, the supervisor that times it), and its session alone
-#   ended: a process that leaves it lives on. Trust no grade of a hostile
-#   class made so.
-# Where the kernel has no Landlock (or cc cannot build confine.c on first
-# use, into build/grading/ beside this folder), the one line it says first
-# says so, as it says what else this mode lacks; in the namespaces, which
-# need no Landlock to keep the host out, that line is the only one.
+# Without them (refused here, or SANDBOX=none) it runs COMMAND in WORK
+# itself, with the host's sockets and network, held by Landlock
+# (grading/confine.c) to the allow-list, WORK and a /tmp of its own, its
+# signals and TCP kept in where the kernel knows how (ABI 6 and 4):
+# - as root, as a user of its own owning WORK alone. A HIDE folder that
+#   user can reach is refused (exit 126: make it chmod 700), as it would
+#   be read without Landlock. Every process of that user ends with it, and
+#   what it left in /tmp, /var/tmp and /dev/shm is deleted.
+# - as another user, with that user's rights within Landlock's (without
+#   Landlock: its files, HIDE folders included), its terminals, the
+#   supervisor that times it; its session alone is ended: a process that
+#   leaves it lives on. Trust no grade of a hostile class made so.
+# confine is built on first use into build/grading/ beside this folder;
+# where cc cannot build it, or the kernel has no Landlock, this mode's
+# line says "no Landlock here".
 set -u
 work=$1 seconds=$2
 shift 2
@@ -101,7 +100,8 @@ if ! [[ $cpus =~ ^([0-9]+\.?[0-9]*|\.[0-9]+)$ ]] || [ "$(awk -v c="$cpus" 'BEGIN
     exit 1
 fi
 
-# The allow-list: what a build and a run need of the host, read-only.
+# The allow-list: what a build and a run need of the host, read-only (CUDA
+# wherever its link leads).
 allow=(/usr /bin /sbin /lib /lib32 /lib64 /libx32 /usr/local/cuda)
 for f in ld.so.cache ld.so.conf ld.so.conf.d alternatives passwd group nsswitch.conf localtime; do
     allow+=("/etc/$f")
@@ -110,6 +110,8 @@ for v in PATH CPATH LIBRARY_PATH LD_LIBRARY_PATH PKG_CONFIG_PATH; do
     IFS=: read -ra dirs <<< "${!v:-}"
     for d in "${dirs[@]}"; do [[ $d != /* ]] || allow+=("$d"); done
 done
+# the GPU's driver reads its topology in /sys
+[ -z "$(compgen -G '/dev/nvidia*')" ] || allow+=(/sys)
 
 # confine (grading/confine.c), Landlock's half: built on first use, handed
 # to the supervisor as fd 9, which the command need not be able to reach
@@ -233,7 +235,7 @@ if has memory || [ $view = 1 ]; then limits="time, file and memory limits"; fi
 if has cpu; then limits+=", $cpus CPU (cgroup)"; else limits+=", nice 19"; fi
 if has pids; then limits+=", $procs processes (cgroup)"; else limits+=", $procs processes (RLIMIT_NPROC)"; fi
 files="reading only the toolchain and its folder (Landlock ABI $landlock)"
-[ -n "$landlock" ] || files="reading what any user may (no Landlock here)"
+[ -n "$landlock" ] || files="reading what $([ -n "$as" ] && echo "any user" || echo "this user") may (no Landlock here)"
 lacks=''
 has memory || [ $view = 1 ] || lacks="no memory or disk limit"
 [ -z "$lacks" ] && [ $view = 0 ] && lacks="no disk limit"

@@ -36,7 +36,8 @@ rules() { # WRITABLE...
 }
 if [ "$view" = 1 ]; then
     mount --make-rprivate /
-    # the view's root in a /tmp of the supervisor's own: none left on the host's
+    # the view's root in a /tmp of the supervisor's own: none left on the
+    # host's (whose folders it then no longer sees, to give or to check)
     mount -t tmpfs -o size=64k tmpfs /tmp
     root=/tmp/view
     mkdir "$root"
@@ -49,7 +50,7 @@ if [ "$view" = 1 ]; then
         for g in "${given[@]}"; do [[ $1 != "$g" && $1 != "$g"/* ]] || return 0; done
         if [ -d "$1" ]; then mkdir -p "$root$1"; else mkdir -p "$root${1%/*}" && touch "$root$1"; fi
         mount --rbind "$1" "$root$1"
-        awk '{ print $5 }' /proc/self/mountinfo | grep -e "^$root$1\$" -e "^$root$1/" | sort -r |
+        awk -v at="$root$1" '$5 == at || index($5, at "/") == 1 { print $5 }' /proc/self/mountinfo | sort -r |
             while read -r m; do mount -o remount,bind,ro "$m" 2> /dev/null || true; done
         given+=("$1")
     }
@@ -73,8 +74,6 @@ if [ "$view" = 1 ]; then
         give "$at"
     }
     for a in "${allow[@]}"; do reach "$a"; done
-    # the GPU's driver reads its topology in /sys
-    [ -z "$(compgen -G '/dev/nvidia*')" ] || reach /sys
     mkdir "$root/proc" "$root/dev" "$root/tmp"
     mount -t proc proc "$root/proc"
     mount -t tmpfs -o size=512m tmpfs "$root/tmp"

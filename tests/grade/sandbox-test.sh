@@ -4,7 +4,9 @@
 # itself (no make grade): with user namespaces, and in their fallback
 # (SANDBOX=none). Run as root, it runs them all again as another user
 # (nobody). A fixture that cannot hold in a mode is skipped, saying why.
-# About a minute on 2 cores.
+# Besides the ways out: files it must not read (default-deny), the
+# toolchain it must run, a CPU hog's share and its cgroups, gone after it.
+# About a minute and a half on 2 cores.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 sandbox=${SANDBOX_SCRIPT:-$(pwd)/grading/sandbox.sh} self=$(pwd)/tests/grade/sandbox-test.sh
