@@ -53,8 +53,8 @@ start=$(date +%s)
 make --no-print-directory grade LAB=radix EMU=1 JOBS=2 SUBMISSIONS="$dir/class" OUT="$dir/grades" \
     > "$dir/grade.log" 2>&1
 status=$?
-echo "hog-class: HOG=${HOG:-1} ($spinners busy processes for $seconds s), the class graded in" \
-    "$(($(date +%s) - start)) s, exit $status"
+echo "hog-class: $([ "${HOG:-1}" = 1 ] && echo "a-hog runs $spinners busy processes for $seconds s" ||
+    echo "no hog"); the class graded in $(($(date +%s) - start)) s, exit $status"
 for name in a-hog b c; do
     at=$dir/grades/$name
     printf 'hog-class: %-5s %4s s  %s\n' "$name" \
