@@ -4,7 +4,9 @@
 # itself (no make grade): with user namespaces, and in their fallback
 # (SANDBOX=none). Run as root, it runs them all again as another user
 # (nobody). A fixture that cannot hold in a mode is skipped, saying why.
-# About a minute on 2 cores.
+# Besides the ways out: files it must not read (default-deny), the
+# toolchain it must run, a CPU hog's share and its cgroups, gone after it.
+# About a minute and a half on 2 cores.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 sandbox=${SANDBOX_SCRIPT:-$(pwd)/grading/sandbox.sh} self=$(pwd)/tests/grade/sandbox-test.sh
@@ -20,10 +22,12 @@ probe_source() {
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static void type_into(int fd, const char *name)
@@ -122,6 +126,26 @@ hold:
     return 0;
 }
 
+/* spin N SECONDS: N processes busy for SECONDS of wall time; the CPU time
+ * they got, and this one's nice */
+static int spin(int n, double seconds)
+{
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (int k = 0; k < n; k++)
+        if (fork() == 0) {
+            do clock_gettime(CLOCK_MONOTONIC, &t);
+            while (t.tv_sec - t0.tv_sec + (t.tv_nsec - t0.tv_nsec) / 1e9 < seconds);
+            _exit(0);
+        }
+    while (wait(NULL) > 0) {}
+    struct rusage used;
+    getrusage(RUSAGE_CHILDREN, &used);
+    printf("cpu %.2f s, nice %d\n", used.ru_utime.tv_sec + used.ru_stime.tv_sec +
+           (used.ru_utime.tv_usec + used.ru_stime.tv_usec) / 1e6, getpriority(PRIO_PROCESS, 0));
+    return 0;
+}
+
 /* daemon SECONDS: a grandchild in a session of its own, sleeping on */
 static int daemon_sleeping(const char *seconds)
 {
@@ -146,6 +170,7 @@ int main(int argc, char **argv)
     if (!strcmp(verb, "fork")) return fork_many(atoi(arg));
     if (!strcmp(verb, "memfd")) return memfds(atol(arg));
     if (!strcmp(verb, "daemon")) return daemon_sleeping(arg);
+    if (!strcmp(verb, "spin")) return spin(atoi(arg), argc > 3 ? atof(argv[3]) : 1);
     return 2;
 }
 EOF
@@ -161,7 +186,8 @@ sb() {
     rc=$?
     out=$(cat "$dir/out")
 }
-fresh() { work=$(mktemp -d "$dir/work.XXXXXX"); }
+# a new WORK, holding the probe: nothing else of this test is in its view
+fresh() { work=$(mktemp -d "$dir/work.XXXXXX") && cp "$probe" "$work/probe"; }
 say() { echo "sandbox-test: $who, $mode: $*"; }
 held() { say "$1: as it should"; }
 failed() { say "$1: $(tr '\n' ' ' <<< "$2")"; status=1; }
@@ -172,7 +198,7 @@ mark() { echo "$((4000 + RANDOM % 1000)).$$$RANDOM"; }
 reap() { pgrep -f -- "$1" | xargs -r kill -KILL 2> /dev/null; }
 
 fixtures() { # in $dir, a folder of this user's, as $who, in $mode
-    local fallback=0 root=0 m listener t
+    local fallback=0 root=0 landlock=1 m listener t
     [ "$sandbox_mode" = none ] && fallback=1
     [ "$(id -u)" = 0 ] && root=1
 
@@ -183,6 +209,7 @@ fixtures() { # in $dir, a folder of this user's, as $who, in $mode
     elif [ -n "$(find "$work" ! -user "$(id -u)")" ]; then
         failed "what it keeps" "files not the grader's after it: $(find "$work" ! -user "$(id -u)" -printf '%u %p ')"
     else held "what it keeps is back, the grader's"; fi
+    [[ $out != *"no Landlock here"* ]] || landlock=0
 
     fresh
     t=$SECONDS
@@ -203,7 +230,7 @@ fixtures() { # in $dir, a folder of this user's, as $who, in $mode
     # 2. no terminal: TIOCSTI would type into the grader's shell
     fresh
     if command -v script > /dev/null; then
-        SANDBOX=$sandbox_mode script -qec "$(printf '%q ' "$sandbox" "$work" 10 -- "$probe" fds)" /dev/null > "$dir/out" 2>&1 < /dev/null
+        SANDBOX=$sandbox_mode script -qec "$(printf '%q ' "$sandbox" "$work" 10 -- ./probe fds)" /dev/null > "$dir/out" 2>&1 < /dev/null
         out=$(cat "$dir/out")
         if [[ $out == *terminal* || $out == *TIOCSTI* ]]; then failed "terminal" "$(echo "$out" | tr -d '\r' | tr '\n' ';')"
         else held "run from a terminal, it has none, nor types into one"; fi
@@ -216,7 +243,7 @@ fixtures() { # in $dir, a folder of this user's, as $who, in $mode
         fresh
         "$probe" listen "$rundir/listening" & listener=$!
         for _ in $(seq 50); do "$probe" connect "$rundir/listening" > /dev/null && break; sleep 0.1; done
-        sb -- "$work" 10 -- sh -c "'$probe' connect '$rundir/listening'; ls -A /dev"
+        sb -- "$work" 10 -- sh -c "./probe connect '$rundir/listening'; ls -A /dev"
         kill "$listener"; wait "$listener" 2> /dev/null; rm -f "$rundir/listening"
         m=$(grep -v -x -E 'sandbox: .*|(null|zero|full|random|urandom|tty|shm|fd|stdin|stdout|stderr|nvidia.*)' <<< "$out")
         if [ -n "$m" ]; then failed "sockets" "$(echo "$m" | tr '\n' ' ')"
@@ -225,20 +252,20 @@ fixtures() { # in $dir, a folder of this user's, as $who, in $mode
 
     # 4. no fd of the grader's
     fresh
-    sb -- "$work" 10 -- "$probe" fds 7< /dev/null 9>> "$dir/lock"
+    sb -- "$work" 10 -- ./probe fds 7< /dev/null 9>> "$dir/lock"
     if [[ $out == *open* ]]; then failed "fds" "$(echo "$out" | tr '\n' ' ')"
     else held "inherits no fd but 0 to 2"; fi
 
     # 5. the process limit
     fresh
-    sb SANDBOX_PROCS=20 -- "$work" 20 -- "$probe" fork 200
+    sb SANDBOX_PROCS=20 -- "$work" 20 -- ./probe fork 200
     m=$(sed -n 's/^forked //p' <<< "$out")
     if [ -n "$m" ] && [ "$m" -le 30 ]; then held "with SANDBOX_PROCS=20, forks $m of 200"
     else failed "processes" "with SANDBOX_PROCS=20, forked ${m:-?} of 200"; fi
 
     # 6. memory held in memfds, never mapped
     fresh
-    sb SANDBOX_MEM_MB=256 -- "$work" 30 -- "$probe" memfd 512
+    sb SANDBOX_MEM_MB=256 -- "$work" 30 -- ./probe memfd 512
     if [[ $out == *"no memory"* ]]; then skip "memfds" "no memory limit in this mode (no cgroup of its own)"
     elif [ $rc = 125 ] && [[ $out == *"sandbox: stopped"* ]]; then held "512 MiB in memfds, past 256 MiB, is stopped (125)"
     else failed "memfds" "exit $rc: $(echo "$out" | tr '\n' ' ')"; fi
@@ -263,26 +290,26 @@ fixtures() { # in $dir, a folder of this user's, as $who, in $mode
     else
         fresh
         m=$(mark)
-        sb -- "$work" 10 -- "$probe" daemon "$m"
+        sb -- "$work" 10 -- ./probe daemon "$m"
         if pgrep -f -x "sleep $m" > /dev/null; then failed "daemon" "it outlived the sandbox"
         else held "a daemon it leaves is ended with it"; fi
         reap "$m"
     fi
 
-    # 9. a folder to hide, named through an absolute link; 10. in the fallback,
-    # one the sandbox's user can reach is refused
-    if [ $fallback = 1 ] && [ $root = 0 ]; then
-        skip "hidden folders" "the fallback as another user hides nothing from that user"
+    # 9. a folder to hide, named through an absolute link; 10. in the fallback
+    # as root, one the sandbox's user can reach is refused
+    if [ $fallback = 1 ] && [ $root = 0 ] && [ $landlock = 0 ]; then
+        skip "hidden folders" "the fallback as another user without Landlock hides nothing from that user"
     else
         fresh
         mkdir -p "$dir/real/hidden" && echo "s3cr3t" > "$dir/real/hidden/notes" && ln -sfn "$dir/real" "$dir/link"
         chmod 755 "$dir/real/hidden"
-        [ $fallback = 1 ] && chmod 700 "$dir/real/hidden"
+        [ $fallback = 1 ] && [ $root = 1 ] && chmod 700 "$dir/real/hidden"
         sb -- "$work" 10 "$dir/link/hidden" -- sh -c \
             "cat '$dir/link/hidden/notes' '$dir/real/hidden/notes' 2> /dev/null; ls '$dir/real/hidden' 2> /dev/null"
         if [[ $out == *s3cr3t* || $out == *notes* ]]; then failed "hidden folders" "a folder hidden as $dir/link/hidden: $out"
         else held "a folder hidden through a link is hidden"; fi
-        if [ $fallback = 1 ]; then
+        if [ $fallback = 1 ] && [ $root = 1 ]; then
             fresh
             chmod 755 "$dir/real/hidden"
             sb -- "$work" 10 "$dir/link/hidden" -- touch ran
@@ -291,6 +318,77 @@ fixtures() { # in $dir, a folder of this user's, as $who, in $mode
             else failed "reachable hidden folder" "exit $rc: $out"; fi
         fi
         rm -rf "$dir/real" "$dir/link"
+    fi
+
+    # 11. default-deny: world-readable files outside what it is given (a
+    # course's files in another checkout, in /srv, /opt; the host's /etc)
+    # are refused to it; what it is given reads
+    fresh
+    # shellcheck disable=SC2016 # the sandbox's shell expands them
+    sb -- "$work" 10 -- sh -c 'for f in "$@"; do cat "$f" > /dev/null 2>&1 && echo "read $f"; done' sh \
+        /etc/passwd "${planted[@]}"
+    m=$(grep '^read ' <<< "$out" | grep -v -x 'read /etc/passwd')
+    if [[ $out == *"no Landlock here"* ]] && [ $fallback = 1 ]; then skip "default-deny" "no Landlock here"
+    elif [[ $out != *"read /etc/passwd"* ]]; then failed "default-deny" "it could not read /etc/passwd, which it is given: $out"
+    elif [ -n "$m" ]; then failed "default-deny" "$m"
+    else held "reads what it is given (/etc/passwd), not the ${#planted[@]} world-readable files outside it"; fi
+
+    # 12. the toolchain inside: make, g++, and nvcc where there is one (the
+    # emulated build of a lab: tests/grade/grade-test.sh, modes.sh and
+    # gradescope-test.sh, in these modes)
+    fresh
+    printf 'int main() { return 0; }\n' | tee "$work/t.cpp" > "$work/t.cu"
+    printf 'ok:\n\t@g++ -o t t.cpp && ./t && echo g++ built\n' > "$work/Makefile"
+    m=$(command -v nvcc || ls /usr/local/cuda/bin/nvcc 2> /dev/null)
+    sb -- "$work" 120 -- sh -c "make -s ok; [ -z '$m' ] || { '$m' -c t.cu -o t.o && echo nvcc built; }"
+    if [[ $out != *"g++ built"* ]] || { [ -n "$m" ] && [[ $out != *"nvcc built"* ]]; }; then failed "toolchain" "$out"
+    else held "make and g++ work inside$([ -n "$m" ] && echo ", and nvcc")"; fi
+
+    # 13. a CPU hog gets its share alone: 4 busy processes for 3 s at
+    # SANDBOX_CPUS=0.25 (a cgroup's quota, exact to a period of 0.1 s), or
+    # at nice 19 where it has no cgroup
+    fresh
+    sb SANDBOX_CPUS=0.25 -- "$work" 20 -- ./probe spin 4 3
+    m=$(sed -n 's/^cpu \([0-9.]*\) s, nice \(-*[0-9]*\)$/\1 \2/p' <<< "$out")
+    if grep -q '^sandbox: .*nice 19' <<< "$out"; then
+        if [ "${m#* }" = 19 ]; then held "without a cgroup, a CPU hog runs at nice 19"
+        else failed "CPU share" "nice 19 said, not done: $out"; fi
+    elif [ -n "$m" ] && awk -v cpu="${m% *}" 'BEGIN { exit !(cpu <= 0.25 * 3 + 0.25) }'; then
+        held "4 busy processes for 3 s got ${m% *} s of CPU, at SANDBOX_CPUS=0.25"
+    else failed "CPU share" "4 busy processes for 3 s at SANDBOX_CPUS=0.25: $out"; fi
+
+    # 14. as root, its cgroups hold the share and the process cap it is given
+    if [ $root = 1 ]; then
+        fresh
+        SANDBOX=$sandbox_mode SANDBOX_CPUS=0.25 SANDBOX_PROCS=20 "$sandbox" "$work" 20 -- sleep 2 > "$dir/out" 2>&1 &
+        t=$!
+        sleep 1
+        m=$(find /sys/fs/cgroup -maxdepth 4 -name "sandbox-$t" -exec sh -c \
+            'cat "$1/pids.max" "$1/cpu.max" "$1/cpu.cfs_quota_us" 2> /dev/null' sh {} \; | tr '\n' ' ')
+        wait "$t"
+        if grep -q '^sandbox: .*(RLIMIT_NPROC)' "$dir/out"; then skip "cgroups" "none here: $(cat "$dir/out")"
+        elif [[ $m == *"20 "* && $m == *"25000 "* ]]; then held "its cgroups: 20 processes, 25000 us of CPU a 100000 us period"
+        else failed "cgroups" "SANDBOX_PROCS=20 SANDBOX_CPUS=0.25, its cgroups hold: ${m:-nothing}"; fi
+    fi
+
+    # 15. a toolchain folder in a folder to hide is given alone; the folder
+    # to hide, named as one, stops it (126). Not in the fallback, where that
+    # folder is its owner's alone.
+    if [ $fallback = 0 ]; then
+        fresh
+        mkdir -p "$dir/real/hidden/include" && echo s3cr3t > "$dir/real/hidden/notes" &&
+            echo '#define GIVEN 1' > "$dir/real/hidden/include/given.h" && chmod -R a+rX "$dir/real"
+        sb CPATH="$dir/real/hidden/include" -- "$work" 10 "$dir/real/hidden" -- \
+            sh -c "cat '$dir/real/hidden/include/given.h'; cat '$dir/real/hidden/notes' 2> /dev/null; exit 0"
+        if [ $rc = 0 ] && [[ $out == *GIVEN* && $out != *s3cr3t* ]]; then
+            held "a toolchain folder inside a folder to hide is given, alone"
+        else failed "toolchain in a hidden folder" "exit $rc: $out"; fi
+        fresh
+        sb PATH="$dir/real/hidden:$PATH" -- "$work" 10 "$dir/real/hidden" -- touch ran
+        if [ $rc = 126 ] && [[ $out == *"could not hide"* ]] && [ ! -e "$work/ran" ]; then
+            held "a folder to hide that its PATH names is refused (126)"
+        else failed "PATH naming a hidden folder" "exit $rc: $out"; fi
+        rm -rf "$dir/real"
     fi
 }
 
@@ -302,25 +400,43 @@ all_modes() {
     done
 }
 
-if [ "${1:-}" = --other ]; then # as the other user: $2 the folder, $3 for sockets
-    who=$(id -un) probe=$2/../probe rundir=$3
+if [ "${1:-}" = --other ]; then # as the other user: $2 the folder, $3 for sockets, then the planted files
+    who=$(id -un) probe=$2/../probe rundir=$3 planted=("${@:4}")
     all_modes "$2"
     exit $status
 fi
 
 top=$(mktemp -d /var/tmp/sandbox-test.XXXXXX) rundir=/run/sandbox-test.$$
-trap 'rm -rf "$top" "$rundir"' EXIT
+trap 'rm -rf "$top" "$rundir" "/srv/sandbox-test.$$" "/opt/sandbox-test.$$"' EXIT
 chmod 755 "$top" && mkdir -p "$rundir" || exit 1
 probe=$top/probe
 probe_source | cc -O -x c -o "$probe" - || exit 1
+# World-readable files it must not read: another checkout's solution and
+# weights, and, as root, files in a fresh /srv and /opt folder (all gone
+# with the test); and the host's /etc files beyond what it is given
+planted=("$top/checkout/solutions/reduce/reduce.cu" "$top/checkout/grading/weights.txt")
+[ "$(id -u)" = 0 ] && planted+=("/srv/sandbox-test.$$/notes" "/opt/sandbox-test.$$/notes")
+for f in "${planted[@]}"; do
+    mkdir -p "${f%/*}" && echo "planted by sandbox-test" > "$f" && chmod a+rx "${f%/*}" && chmod a+r "$f" || exit 1
+done
+chmod -R a+rX "$top/checkout"
+for f in /etc/hostname /etc/hosts /etc/issue /etc/machine-id; do [ -r "$f" ] && planted+=("$f"); done
+cgroups_before=$(find /sys/fs/cgroup -maxdepth 4 -name 'sandbox-*' 2> /dev/null)
 who=$(id -un)
 all_modes "$top/$who"
 if [ "$(id -u)" = 0 ]; then
     mkdir "$top/other" && chown 65534:65534 "$top/other" "$rundir"
     # the other user may not reach this checkout (a clone in a private
-    # folder, as mktemp -d makes): it runs copies of the scripts
-    mkdir "$top/bin" && cp "$self" "$sandbox" "$(dirname "$sandbox")/supervise.sh" "$top/bin/" || exit 1
-    setpriv --reuid=65534 --regid=65534 --clear-groups -- env SANDBOX_SCRIPT="$top/bin/sandbox.sh" \
-        "$top/bin/sandbox-test.sh" --other "$top/other" "$rundir" || status=1
+    # folder, as mktemp -d makes): it runs a copy of the scripts, of its own
+    mkdir -p "$top/copy/grading" "$top/copy/tests/grade" &&
+        cp "$sandbox" "$(dirname "$sandbox")/supervise.sh" "$(dirname "$sandbox")/confine.c" "$top/copy/grading/" &&
+        cp "$self" "$top/copy/tests/grade/" && chown -R 65534:65534 "$top/copy" || exit 1
+    setpriv --reuid=65534 --regid=65534 --clear-groups -- env SANDBOX_SCRIPT="$top/copy/grading/sandbox.sh" \
+        "$top/copy/tests/grade/sandbox-test.sh" --other "$top/other" "$rundir" "${planted[@]}" || status=1
+    # every cgroup a sandbox made is gone with it, however it ended
+    while read -r c; do
+        grep -qxF "$c" <<< "$cgroups_before" || kill -0 "${c##*-}" 2> /dev/null ||
+            { echo "sandbox-test: a cgroup left behind: $c"; status=1; }
+    done < <(find /sys/fs/cgroup -maxdepth 4 -name 'sandbox-*' 2> /dev/null)
 fi
 exit $status
