@@ -55,6 +55,10 @@ judged_on=$([ "$EMU" = 1 ] && echo emulation || echo GPU)
 seed=${SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
 weights=${WEIGHTS:-grading/weights.txt}
 jobs=${JOBS:-$(nproc)}
+# each sandbox's CPU share (grading/sandbox.sh): the machine's cores shared
+# among the submissions graded at once, so that a hog slows itself alone
+[[ $jobs =~ ^[1-9][0-9]*$ ]] || { echo "grade: JOBS=$jobs is no number of submissions at once"; exit 1; }
+export SANDBOX_CPUS=${SANDBOX_CPUS:-$(awk -v c="$(nproc)" -v j="$jobs" 'BEGIN { print c / j }')}
 [ -d "$submissions" ] || { echo "grade: SUBMISSIONS=$submissions is not a folder"; exit 1; }
 # where a link leads (pwd -P), for find would not follow it
 submissions=$(cd "$submissions" && pwd -P) || exit 1
