@@ -241,6 +241,19 @@ MEASURE(shared_bytes_per_element, ratio(c->bytes[SHARED_LOAD] + c->bytes[SHARED_
 MEASURE(barriers_per_element, ratio(c->barriers, (double)p->n))
 MEASURE(atomics_per_element, ratio(c->global_atomics + c->shared_atomics, (double)p->n))
 MEASURE(shuffles_per_warp, ratio(32 * c->shuffles, c->main_threads))
+/* Costs per unit of the work every stage must do, which work that does
+ * nothing can only raise, and mechanisms counted per element, which one
+ * idle use cannot supply. */
+MEASURE(elements_per_launched_thread, ratio((double)p->n, c->threads))
+MEASURE(elements_per_block, ratio((double)p->n, c->blocks))
+MEASURE(load_requests_per_element, ratio(c->requests[GLOBAL_LOAD], (double)p->n))
+MEASURE(store_requests_per_element, ratio(c->requests[GLOBAL_STORE], (double)p->n))
+MEASURE(store_sectors_per_output_sector,
+        ratio(32 * c->units[GLOBAL_STORE] + c->library_bytes / 2, problem_output_bytes(p)))
+MEASURE(shared_atomics_per_element, ratio(c->shared_atomics, (double)p->n))
+MEASURE(global_atomics_per_element, ratio(c->global_atomics, (double)p->n))
+MEASURE(flag_stores_before_waiting_per_block,
+        ratio(c->flag_stores_before_waiting, c->publishing_blocks))
 #undef MEASURE
 
 void print_measures(FILE *out, const struct problem *p, const struct access_counts *c)

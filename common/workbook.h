@@ -330,6 +330,7 @@ struct access_counts {
      * and the threads of the largest launch: per block and per thread are
      * over these, so that a helper kernel does not water them down */
     double barrier_blocks, atomic_blocks, publishing_blocks, main_threads;
+    double flag_stores_before_waiting; /* before the storing thread first polled */
 };
 bool problem_count_accesses(struct problem *p, const struct stage *s, struct access_counts *c);
 void problem_count_lines(void (*line)(const char *where, const struct access_counts *c, void *arg),
@@ -371,7 +372,8 @@ void technique_judge(const struct problem *p, const struct stage *s, const struc
 extern const char *const technique_verdict_names[]; /* "shown", "missing", ... */
 /* The workbook's measures, for the labs' traits. Per block is over the
  * blocks that did what is counted (barriers, global atomics, flag stores),
- * per thread over the threads of the largest launch; "traffic" is the bytes device memory moves
+ * per thread over the threads of the largest launch (per launched thread and
+ * per block: over every launch); "traffic" is the bytes device memory moves
  * (sectors of 32 bytes, and the library's) over the bytes that must move
  * (p->bytes): about 1 for a single pass. */
 #define WORKBOOK_MEASURES(X)                                                                \
@@ -384,7 +386,11 @@ extern const char *const technique_verdict_names[]; /* "shown", "missing", ... *
     X(flag_stores_per_block) X(traffic) X(bytes_stored_per_output)                          \
     X(shared_requests_per_element) X(shared_bank_conflicts_per_element)                      \
     X(shared_bytes_per_element) X(barriers_per_element) X(atomics_per_element)              \
-    X(shuffles_per_warp)
+    X(shuffles_per_warp)                                                                     \
+    X(elements_per_launched_thread) X(elements_per_block) X(load_requests_per_element)       \
+    X(store_requests_per_element) X(store_sectors_per_output_sector)                         \
+    X(shared_atomics_per_element) X(global_atomics_per_element)                              \
+    X(flag_stores_before_waiting_per_block)
 #define DECLARE_MEASURE(name) measure name;
 WORKBOOK_MEASURES(DECLARE_MEASURE)
 #undef DECLARE_MEASURE

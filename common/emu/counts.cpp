@@ -15,14 +15,17 @@
  * - and the lanes taking part.
  * The totals are kept per instruction and added up per source line.
  * Beside them, what shows a stage's technique: launches, blocks, barriers,
- * warp collectives, atomics and volatile stores to device memory (flags).
- * Atomics and volatile loads of device memory (polls) are no requests.
+ * warp collectives, atomics and volatile stores to device memory (flags),
+ * and of those the ones a thread stored before its first poll: a tile that
+ * publishes without waiting for another. Atomics and volatile loads of
+ * device memory (polls) are no requests.
  *
  * A float4's copy is one 16-byte access, as on a GPU, because the
  * emulation's vector types copy all their bytes at once (cuda_runtime.h). */
 #include "emu.h"
 
 #include <algorithm>
+#include <bitset>
 #include <cmath>
 #include <map>
 #include <mutex>
@@ -89,9 +92,11 @@ std::map<unsigned long long, double> launch_threads; /* by launch, under totals_
 
 /* What a block did beside its requests, added to events when it ends. */
 struct block_events {
-    double barriers, shuffles, votes, global_atomics, shared_atomics, flag_stores;
+    double barriers, shuffles, votes, global_atomics, shared_atomics, flag_stores,
+        flag_stores_before_waiting;
 };
 thread_local block_events seen;
+thread_local std::bitset<1024> polled; /* the block's threads that have polled a flag */
 
 /* The distinct bytes of a request's spans, and the distinct units of
  * `unit` bytes they fall in. */
@@ -144,9 +149,12 @@ void on_access(const block_runner &r, const access_event &a)
     if (a.kind == VOLATILE && !a.shared) {
         /* flags: how often a block polls one depends on the emulation's
          * schedule, not on the kernel, so it is no request here */
-        if (!a.write)
+        if (!a.write) {
+            polled[r.current] = true;
             return;
+        }
         seen.flag_stores++;
+        seen.flag_stores_before_waiting += !polled[r.current];
     }
     unsigned t = r.current;
     unsigned long long since = block.barriers * 0x100000001b3ull + block.collectives[t / 32];
@@ -196,12 +204,14 @@ void on_block_end(const block_runner &r)
         events.global_atomics += seen.global_atomics;
         events.shared_atomics += seen.shared_atomics;
         events.flag_stores += seen.flag_stores;
+        events.flag_stores_before_waiting += seen.flag_stores_before_waiting;
         events.barrier_blocks += seen.barriers > 0;
         events.atomic_blocks += seen.global_atomics > 0;
         events.publishing_blocks += seen.flag_stores > 0;
         launch_threads[launches] += r.threads;
     }
     seen = block_events{};
+    polled.reset();
     if (block.open.empty())
         return;
     std::map<const void *, instruction_counts> mine;

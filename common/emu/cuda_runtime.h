@@ -356,6 +356,9 @@ struct emu_access_counts {
      * the threads of the largest launch (a helper kernel's blocks and
      * threads must not water down what the main one does per block) */
     double barrier_blocks, atomic_blocks, publishing_blocks, main_threads;
+    /* flag stores a thread made before it first polled (a volatile load of
+     * device memory): what a tile publishes without waiting for another */
+    double flag_stores_before_waiting;
 };
 void emu_count_begin();
 void emu_count_end(emu_access_counts *all);

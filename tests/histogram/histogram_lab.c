@@ -241,14 +241,23 @@ static size_t histogram_tile(const struct stage *s, int block)
 static const struct technique histogram_techniques[] = {
     {"1", "global atomics, one thread per value", {{0}}},
     {"2", "a grid-stride loop: each thread counts many values",
-     {{elements_per_thread, AT_LEAST, 4, "each thread counts one value: no grid-stride loop"}}},
+     {{elements_per_launched_thread, AT_LEAST, 4, "each thread counts one value: no grid-stride "
+                                                  "loop"}}},
+/* A private histogram counts every value in shared memory, and its block's
+ * merge costs at most a global atomic a bin: over many values, few a value. */
 #define PRIVATE                                                                             \
-    {shared_atomics, AT_LEAST, 1, "no shared-memory atomics"},                               \
+    {shared_atomics_per_element, AT_LEAST, 0.5, "the values are not counted with shared-memory " \
+                                                "atomics"},                                  \
+    {global_atomics_per_element, AT_MOST, 0.25, "more than one global atomic for every 4 "      \
+                                                "values: the private histograms gather too "  \
+                                                "few"},                                        \
     {global_atomics_per_block_and_output, AT_MOST, 1, "more than one global atomic a bin a "  \
                                                       "block"}
     {"3", "a private histogram per block in shared memory", {PRIVATE}},
+    /* 16-byte loads make one request per 512 byte values, 8-byte ones per 256 */
     {"4", "private histograms in shared memory, fed by 16-byte loads",
-     {PRIVATE, {load_bytes_per_lane, AT_LEAST, 12, "the loads are not 16 bytes a thread"}}},
+     {PRIVATE, {load_requests_per_element, AT_MOST, 1.0 / 384, "the loads are not 16 bytes a "
+                                                               "thread"}}},
 #undef PRIVATE
     {NULL},
 };

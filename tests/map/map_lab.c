@@ -143,22 +143,28 @@ static const char *map_hint(const struct problem *p, const struct stage *s,
  * struct technique), in the words of handouts/01-map.md. */
 static const struct technique map_techniques[] = {
     {"1", "one thread per element", {{0}}},
-    {"2", "a grid-stride loop over a grid sized from the device",
-     {{elements_per_thread, AT_LEAST, 2, "each thread maps one element: no grid-stride loop"}}},
-    {"3", "16-byte float4 loads and stores",
-     {{load_bytes_per_lane, AT_LEAST, 12, "the loads are not 16 bytes a thread"},
-      {store_bytes_per_lane, AT_LEAST, 12, "the stores are not 16 bytes a thread"}}},
-    {"4a", "stage 2's grid-stride loop over an array of structures",
-     {{elements_per_thread, AT_LEAST, 2, "each thread maps one element: no grid-stride loop"}}},
+#define STRIDED                                                                             \
+    {elements_per_launched_thread, AT_LEAST, 2, "each thread maps one element: no grid-stride " \
+                                                "loop"}
+/* float4s make one request of each kind per 128 elements; floats one per 32 */
+#define VECTORS                                                                             \
+    {load_requests_per_element, AT_MOST, 1.0 / 96, "the loads are not 16 bytes a thread"},   \
+    {store_requests_per_element, AT_MOST, 1.0 / 96, "the stores are not 16 bytes a thread"}
+    {"2", "a grid-stride loop over a grid sized from the device", {STRIDED}},
+    {"3", "16-byte float4 loads and stores", {VECTORS}},
+    {"4a", "stage 2's grid-stride loop over an array of structures", {STRIDED}},
     {"4b", "stage 2's grid-stride loop over the x array alone (structure of arrays)",
-     {{elements_per_thread, AT_LEAST, 2, "each thread maps one element: no grid-stride loop"},
+     {STRIDED,
       {traffic, AT_MOST, 1.5, "it moves more than the x values it uses (the records, not the x "
                               "array)"}}},
     {"5", "one float4 a thread, with a grid sized from n",
-     {{load_bytes_per_lane, AT_LEAST, 12, "the loads are not 16 bytes a thread"},
-      {store_bytes_per_lane, AT_LEAST, 12, "the stores are not 16 bytes a thread"},
+     {VECTORS,
+      {launches, AT_MOST, 1, "more than one kernel launched: one grid, sized from n, does the "
+                             "work"},
       {elements_per_thread, AT_MOST, 8, "threads loop over many vectors: the grid is not sized "
                                         "from n"}}},
+#undef STRIDED
+#undef VECTORS
     {NULL},
 };
 

@@ -347,14 +347,20 @@ static const struct technique radix_techniques[] = {
      {{bytes_stored_per_output, AT_MOST, 9, "more than 8 passes over the keys"}}},
     {"3a", "8-bit digits: 4 passes over the keys",
      {{bytes_stored_per_output, AT_MOST, 5, "more than 4 passes over the keys"}}},
+    /* sectors stored per sector of the output, over the four passes: runs
+     * make about 8, keys written from registers about 32 */
     {"3b", "8-bit digits, each tile sorted in shared memory and written out in runs",
-     {{store_sectors_per_request, AT_MOST, 12, "keys written from registers, not as runs of "
-                                               "the sorted tile"},
+     {{store_sectors_per_output_sector, AT_MOST, 16, "keys written from registers, not as runs "
+                                                     "of the sorted tile"},
       {bytes_stored_per_output, AT_MOST, 5, "more than 4 passes over the keys"}}},
+    /* a tile publishes its 256 counts before it waits for any other tile */
     {"4", "one count of every pass's digits, and a tile's places by look-back",
      {{traffic, AT_MOST, 7, "the keys are read twice a pass: not one count for all four"},
       {flag_stores_per_block, AT_LEAST, 384, "a tile publishes only its prefixes: not its "
-                                              "counts first"}}},
+                                              "counts first"},
+      {flag_stores_before_waiting_per_block, AT_LEAST, 128, "a tile publishes only after it "
+                                                            "waits for the tiles before: not "
+                                                            "its counts first"}}},
     {"5", "keys that fit one tile sorted by one block",
      {{launches, AT_MOST, 1, "more than one launch for keys that fit one tile"}}},
     {NULL},
