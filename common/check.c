@@ -241,6 +241,9 @@ MEASURE(shared_bytes_per_element, ratio(c->bytes[SHARED_LOAD] + c->bytes[SHARED_
 MEASURE(barriers_per_element, ratio(c->barriers, (double)p->n))
 MEASURE(atomics_per_element, ratio(c->global_atomics + c->shared_atomics, (double)p->n))
 MEASURE(shuffles_per_warp, ratio(32 * c->shuffles, c->main_threads))
+MEASURE(shuffles_per_element, ratio(c->shuffles, (double)p->n))
+/* the shared memory the blocks need: each word once, however often touched */
+MEASURE(shared_footprint_per_element, ratio(c->shared_footprint, (double)p->n))
 #undef MEASURE
 
 void print_measures(FILE *out, const struct problem *p, const struct access_counts *c)

@@ -330,6 +330,9 @@ struct access_counts {
      * and the threads of the largest launch: per block and per thread are
      * over these, so that a helper kernel does not water them down */
     double barrier_blocks, atomic_blocks, publishing_blocks, main_threads;
+    /* the bytes of the 4-byte shared words each block touched, however
+     * often, summed over the blocks: what the blocks need of shared memory */
+    double shared_footprint;
 };
 bool problem_count_accesses(struct problem *p, const struct stage *s, struct access_counts *c);
 void problem_count_lines(void (*line)(const char *where, const struct access_counts *c, void *arg),
@@ -384,7 +387,9 @@ extern const char *const technique_verdict_names[]; /* "shown", "missing", ... *
     X(flag_stores_per_block) X(traffic) X(bytes_stored_per_output)                          \
     X(shared_requests_per_element) X(shared_bank_conflicts_per_element)                      \
     X(shared_bytes_per_element) X(barriers_per_element) X(atomics_per_element)              \
-    X(shuffles_per_warp)
+    X(shuffles_per_warp)                                                                    \
+    X(shuffles_per_element)                                                                 \
+    X(shared_footprint_per_element)
 #define DECLARE_MEASURE(name) measure name;
 WORKBOOK_MEASURES(DECLARE_MEASURE)
 #undef DECLARE_MEASURE

@@ -15,7 +15,8 @@
  * - and the lanes taking part.
  * The totals are kept per instruction and added up per source line.
  * Beside them, what shows a stage's technique: launches, blocks, barriers,
- * warp collectives, atomics and volatile stores to device memory (flags).
+ * warp collectives, atomics, volatile stores to device memory (flags), and
+ * the shared memory each block touched (its distinct words, however often).
  * Atomics and volatile loads of device memory (polls) are no requests.
  *
  * A float4's copy is one 16-byte access, as on a GPU, because the
@@ -92,6 +93,7 @@ struct block_events {
     double barriers, shuffles, votes, global_atomics, shared_atomics, flag_stores;
 };
 thread_local block_events seen;
+thread_local std::vector<unsigned long long> shared_words; /* touched, with repeats */
 
 /* The distinct bytes of a request's spans, and the distinct units of
  * `unit` bytes they fall in. */
@@ -137,6 +139,10 @@ void count_request(request &q, instruction_counts &c)
 
 void on_access(const block_runner &r, const access_event &a)
 {
+    if (a.shared)
+        for (unsigned long long w = a.at / 4; w <= (a.at + a.size - 1) / 4; w++)
+            if (shared_words.empty() || shared_words.back() != w)
+                shared_words.push_back(w);
     if (a.kind == ATOMIC) {
         (a.shared ? seen.shared_atomics : seen.global_atomics)++;
         return;
@@ -186,6 +192,10 @@ void on_barrier(const block_runner &)
 void on_block_end(const block_runner &r)
 {
     new_span(); /* the next block's spans are new ones, as after a barrier */
+    std::sort(shared_words.begin(), shared_words.end());
+    double footprint = 4.0 * (double)(std::unique(shared_words.begin(), shared_words.end()) -
+                                      shared_words.begin());
+    shared_words.clear();
     {
         std::lock_guard<std::mutex> hold(totals_lock);
         events.blocks++;
@@ -196,6 +206,7 @@ void on_block_end(const block_runner &r)
         events.global_atomics += seen.global_atomics;
         events.shared_atomics += seen.shared_atomics;
         events.flag_stores += seen.flag_stores;
+        events.shared_footprint += footprint;
         events.barrier_blocks += seen.barriers > 0;
         events.atomic_blocks += seen.global_atomics > 0;
         events.publishing_blocks += seen.flag_stores > 0;

@@ -356,6 +356,7 @@ struct emu_access_counts {
      * the threads of the largest launch (a helper kernel's blocks and
      * threads must not water down what the main one does per block) */
     double barrier_blocks, atomic_blocks, publishing_blocks, main_threads;
+    double shared_footprint; /* bytes of the shared words each block touched, summed */
 };
 void emu_count_begin();
 void emu_count_end(emu_access_counts *all);
