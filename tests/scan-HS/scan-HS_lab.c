@@ -57,9 +57,10 @@ static const struct technique scan_HS_techniques[] = {
       {shared_footprint_per_element, AT_MOST, 6,
        "two shared words a value: two arrays, so the scan is not done in place"}}},
 /* Per value, so that work done for nothing cannot buy them: a warp's scan
- * of 32 values takes five shuffles (0.16 a value), and leaves shared memory
- * only the warps' totals (under 0.1 requests a value, where steps through
- * shared memory take two requests each, 0.3 a value). */
+ * of 32 values takes five shuffles (0.16 a value) and leaves shared memory
+ * only the warps' totals (0.07 requests a value; 0.18 with those totals
+ * scanned by one thread), where five steps through shared memory take two
+ * requests each (over 0.3 a value). */
 #define WARP_SCANS                                                                          \
     {shuffles_per_element, AT_LEAST, 0.14,                                                  \
      "too few warp shuffles: a warp's scan of 32 values takes five (log2 32)"},              \
