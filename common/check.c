@@ -254,6 +254,9 @@ MEASURE(shared_atomics_per_element, ratio(c->shared_atomics, (double)p->n))
 MEASURE(global_atomics_per_element, ratio(c->global_atomics, (double)p->n))
 MEASURE(flag_stores_before_waiting_per_block,
         ratio(c->flag_stores_before_waiting, c->publishing_blocks))
+MEASURE(shuffles_per_element, ratio(c->shuffles, (double)p->n))
+/* the shared memory the blocks need: each word once, however often touched */
+MEASURE(shared_footprint_per_element, ratio(c->shared_footprint, (double)p->n))
 #undef MEASURE
 
 void print_measures(FILE *out, const struct problem *p, const struct access_counts *c)

@@ -331,6 +331,9 @@ struct access_counts {
      * over these, so that a helper kernel does not water them down */
     double barrier_blocks, atomic_blocks, publishing_blocks, main_threads;
     double flag_stores_before_waiting; /* before the storing thread first polled */
+    /* the bytes of the 4-byte shared words each block touched, however
+     * often, summed over the blocks: what the blocks need of shared memory */
+    double shared_footprint;
 };
 bool problem_count_accesses(struct problem *p, const struct stage *s, struct access_counts *c);
 void problem_count_lines(void (*line)(const char *where, const struct access_counts *c, void *arg),
@@ -390,7 +393,8 @@ extern const char *const technique_verdict_names[]; /* "shown", "missing", ... *
     X(elements_per_launched_thread) X(elements_per_block) X(load_requests_per_element)       \
     X(store_requests_per_element) X(store_sectors_per_output_sector)                         \
     X(shared_atomics_per_element) X(global_atomics_per_element)                              \
-    X(flag_stores_before_waiting_per_block)
+    X(flag_stores_before_waiting_per_block)                                                 \
+    X(shuffles_per_element) X(shared_footprint_per_element)
 #define DECLARE_MEASURE(name) measure name;
 WORKBOOK_MEASURES(DECLARE_MEASURE)
 #undef DECLARE_MEASURE

@@ -17,8 +17,9 @@
  * Beside them, what shows a stage's technique: launches, blocks, barriers,
  * warp collectives, atomics and volatile stores to device memory (flags),
  * and of those the ones a thread stored before its first poll: a tile that
- * publishes without waiting for another. Atomics and volatile loads of
- * device memory (polls) are no requests.
+ * publishes without waiting for another; and the shared memory each block
+ * touched (its distinct words, however often). Atomics and volatile loads
+ * of device memory (polls) are no requests.
  *
  * A float4's copy is one 16-byte access, as on a GPU, because the
  * emulation's vector types copy all their bytes at once (cuda_runtime.h). */
@@ -97,6 +98,7 @@ struct block_events {
 };
 thread_local block_events seen;
 thread_local std::bitset<1024> polled; /* the block's threads that have polled a flag */
+thread_local std::vector<unsigned long long> shared_words; /* touched, with repeats */
 
 /* The distinct bytes of a request's spans, and the distinct units of
  * `unit` bytes they fall in. */
@@ -142,6 +144,10 @@ void count_request(request &q, instruction_counts &c)
 
 void on_access(const block_runner &r, const access_event &a)
 {
+    if (a.shared)
+        for (unsigned long long w = a.at / 4; w <= (a.at + a.size - 1) / 4; w++)
+            if (shared_words.empty() || shared_words.back() != w)
+                shared_words.push_back(w);
     if (a.kind == ATOMIC) {
         (a.shared ? seen.shared_atomics : seen.global_atomics)++;
         return;
@@ -194,6 +200,10 @@ void on_barrier(const block_runner &)
 void on_block_end(const block_runner &r)
 {
     new_span(); /* the next block's spans are new ones, as after a barrier */
+    std::sort(shared_words.begin(), shared_words.end());
+    double footprint = 4.0 * (double)(std::unique(shared_words.begin(), shared_words.end()) -
+                                      shared_words.begin());
+    shared_words.clear();
     {
         std::lock_guard<std::mutex> hold(totals_lock);
         events.blocks++;
@@ -205,6 +215,7 @@ void on_block_end(const block_runner &r)
         events.shared_atomics += seen.shared_atomics;
         events.flag_stores += seen.flag_stores;
         events.flag_stores_before_waiting += seen.flag_stores_before_waiting;
+        events.shared_footprint += footprint;
         events.barrier_blocks += seen.barriers > 0;
         events.atomic_blocks += seen.global_atomics > 0;
         events.publishing_blocks += seen.flag_stores > 0;

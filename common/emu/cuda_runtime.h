@@ -359,6 +359,7 @@ struct emu_access_counts {
     /* flag stores a thread made before it first polled (a volatile load of
      * device memory): what a tile publishes without waiting for another */
     double flag_stores_before_waiting;
+    double shared_footprint; /* bytes of the shared words each block touched, summed */
 };
 void emu_count_begin();
 void emu_count_end(emu_access_counts *all);

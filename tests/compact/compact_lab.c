@@ -418,9 +418,12 @@ static const struct technique compact_techniques[] = {
     {global_atomics_per_block, AT_MOST, 1,                                                 \
      "more than one global atomic a block: a tile takes one ticket, and its place comes "  \
      "from the look-back, not from atomics on the count"}
+/* Two words a tile, its total and then its prefix: a tile that publishes
+ * only its prefix makes the next wait for the whole chain before it. */
 #define PUBLISHED                                                                          \
-    {flag_stores_per_block, AT_LEAST, 1,                                                   \
-     "no status word published: the tiles after this one cannot look back past it"}
+    {flag_stores_per_block, AT_LEAST, 1.5,                                                 \
+     "a tile publishes only its prefix, not its total first: the tiles after it wait for "  \
+     "the whole chain before them instead of looking back past it"}
     {"4a", "an ordered single pass: a ticket and look-back, values written from registers",
      {SINGLE_PASS, ONE_TICKET, PUBLISHED}},
     {"4b", "16-byte loads and staged writes",

@@ -68,9 +68,12 @@ static size_t scan_blelloch_tile(const struct stage *s, int block)
  * struct technique), in the words of handouts/05-scan-Blelloch.md. */
 static const struct technique scan_Blelloch_techniques[] = {
     {"1", "an up-sweep and a down-sweep (exclusive)", {{0}}},
+/* Conflicts per value, not wavefronts per request: accesses that conflict
+ * in no bank would water a ratio down. Stage 1's tree takes about 1 extra
+ * wavefront a value, stage 2's none, stage 3's down phase 0.07. */
 #define PADDED                                                                              \
-    {shared_wavefronts_per_request, AT_MOST, 1.5, "shared memory accesses conflict in banks: " \
-                                                  "the indices are not padded"}
+    {shared_bank_conflicts_per_element, AT_MOST, 0.25,                                      \
+     "shared memory accesses conflict in banks: the indices are not padded"}
     {"2", "padded shared indices: no bank conflicts", {PADDED}},
     {"3", "the Brent-Kung down phase: one add a node, no swap, no cleared root",
      {PADDED, {shared_stores_per_element, AT_MOST, 0.13, "the down phase swaps and adds: "

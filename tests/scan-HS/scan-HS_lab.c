@@ -53,17 +53,30 @@ static size_t scan_hs_tile(const struct stage *s, int block)
 static const struct technique scan_HS_techniques[] = {
     {"1", "double-buffered shared memory", {{0}}},
     {"2", "in place: each step reads into a register, then writes, a barrier after each",
-     {{barriers_per_block, AT_LEAST, 14, "one barrier a step: the scan is not done in place"}}},
+     {{barriers_per_block, AT_LEAST, 14, "one barrier a step: the scan is not done in place"},
+      {shared_footprint_per_element, AT_MOST, 6,
+       "two shared words a value: two arrays, so the scan is not done in place"}}},
+/* Per value, so that work done for nothing cannot buy them: a warp's scan
+ * of 32 values takes five shuffles (0.16 a value) and leaves shared memory
+ * only the warps' totals (0.07 requests a value; 0.18 with those totals
+ * scanned by one thread), where five steps through shared memory take two
+ * requests each (over 0.3 a value). */
+#define WARP_SCANS                                                                          \
+    {shuffles_per_element, AT_LEAST, 0.14,                                                  \
+     "too few warp shuffles: a warp's scan of 32 values takes five (log2 32)"},              \
+    {shared_requests_per_element, AT_MOST, 0.25,                                            \
+     "the warps' steps go through shared memory: with shuffles, only the warps' totals do"}
     {"3", "warp shuffles, then a scan of the warps' totals",
-     {{warp_shuffles, AT_LEAST, 1, "no warp shuffles"},
+     {WARP_SCANS,
       {barriers_per_block, AT_MOST, 4, "a barrier at every step: the warps do not scan alone"}}},
     {"4", "several segments a block, every load before the first barrier",
      {{elements_per_thread, AT_LEAST, 2,
        "one value a thread: each block scans one segment, so each thread has one load in flight"},
-      {warp_shuffles, AT_LEAST, 1, "no warp shuffles"},
+      WARP_SCANS,
       {barriers_per_block, AT_MOST, 4,
        "more than four barriers a block: the segments do not share stage 3's two, so "
        "they are scanned one after another"}}},
+#undef WARP_SCANS
     {NULL},
 };
 
