@@ -26,12 +26,13 @@ allow=("${@:2:$1}")
 shift $(($1 + 1))
 
 # Landlock's rules: the allow-list to read, and where it writes, which
-# VIEW decides; without confine, nothing
+# VIEW decides; without confine, nothing. /proc is writable, as file modes
+# let it be: CUDA's driver writes there, and finds no GPU where it cannot.
 rules() { # WRITABLE...
     [ -n "$confine_fd" ] || return 0
     printf '%s\0' "/proc/self/fd/$confine_fd"
-    printf -- '-r\0%s\0' "${allow[@]}" /proc
-    printf -- '-w\0%s\0' "$@"
+    printf -- '-r\0%s\0' "${allow[@]}"
+    printf -- '-w\0%s\0' /proc "$@"
     printf -- '--\0'
 }
 if [ "$view" = 1 ]; then
