@@ -10,20 +10,9 @@
 
 #include "workbook.cuh"
 #include "emu_collectives.h"
+#include "emu_kernels.h"
 
 namespace cg = cooperative_groups;
-
-/* n ints on the device: a copy of h, or zeros. */
-static int *device_ints(const int *h, size_t n)
-{
-    int *d;
-    CUDA_CHECK(cudaMalloc(&d, n * sizeof(int)));
-    if (h)
-        CUDA_CHECK(cudaMemcpy(d, h, n * sizeof(int), cudaMemcpyHostToDevice));
-    else
-        CUDA_CHECK(cudaMemset(d, 0, n * sizeof(int)));
-    return d;
-}
 
 /* The launch's error, or NULL; the n ints of d_out copied back into h
  * (when the launch succeeded), and both arrays freed. */

@@ -18,8 +18,9 @@ static const char *finish(void)
     return e == cudaSuccess ? NULL : cudaGetErrorString(e);
 }
 
-/* Device scratch for the tests: n ints in, copied back out by finish_ints. */
-static int *to_device(const int *h, size_t n)
+/* Device scratch for the tests: n ints in (a copy of h, or zeros), copied
+ * back out by finish_ints. */
+int *device_ints(const int *h, size_t n)
 {
     int *d;
     CUDA_CHECK(cudaMalloc(&d, n * sizeof(int)));
@@ -85,7 +86,7 @@ template <typename T, int SCALE> __global__ void scale_index(T *out, int n)
 
 const char *emu_launch_syntax(int *out, int n, const char **text)
 {
-    int *d = to_device(NULL, n);
+    int *d = device_ints(NULL, n);
     *text = "kernel<<<1, 2>>>(x); __shared__ int s[4];"; /* must stay as it is */
     /* a comment with a launch in it: kernel<<<grid, block>>>(args) */
     scale_index<int, 3>
@@ -109,7 +110,7 @@ __global__ void who_am_i(int *out)
 const char *emu_indices(int *out, struct shape grid, struct shape block)
 {
     size_t n = (size_t)grid.x * grid.y * grid.z * block.x * block.y * block.z;
-    int *d = to_device(NULL, n);
+    int *d = device_ints(NULL, n);
     who_am_i<<<dim3(grid.x, grid.y, grid.z), dim3(block.x, block.y, block.z)>>>(d);
     return finish_ints(out, d, n);
 }
@@ -130,7 +131,7 @@ __global__ void read_own_word(int *out, bool filled)
 
 const char *emu_read_own_word(int *out, int blocks, int filled)
 {
-    int *d = to_device(NULL, blocks * 64);
+    int *d = device_ints(NULL, blocks * 64);
     read_own_word<<<blocks, 64>>>(d, filled != 0);
     return kept(finish_ints(out, d, blocks * 64));
 }
@@ -147,7 +148,7 @@ __global__ void reverse_blocks(int *out, const int *in)
 
 const char *emu_dynamic_shared_reverse(int *out, const int *in, int blocks, int block)
 {
-    int *d_in = to_device(in, (size_t)blocks * block), *d = to_device(NULL, (size_t)blocks * block);
+    int *d_in = device_ints(in, (size_t)blocks * block), *d = device_ints(NULL, (size_t)blocks * block);
     reverse_blocks<<<blocks, block, block * sizeof(int)>>>(d, d_in);
     CUDA_CHECK(cudaFree(d_in));
     return finish_ints(out, d, (size_t)blocks * block);
@@ -156,7 +157,7 @@ const char *emu_dynamic_shared_reverse(int *out, const int *in, int blocks, int 
 /* A planted bug: dynamic shared memory for 32 ints, 64 threads writing. */
 const char *emu_dynamic_shared_too_small(void)
 {
-    int *d_in = to_device(NULL, 64), *d = to_device(NULL, 64);
+    int *d_in = device_ints(NULL, 64), *d = device_ints(NULL, 64);
     reverse_blocks<<<1, 64, 32 * sizeof(int)>>>(d, d_in);
     return finish();
 }
@@ -174,7 +175,7 @@ __global__ void barrier_in_branch(int *out)
 
 const char *emu_divergent_barrier(void)
 {
-    int *d = to_device(NULL, 2 * 64);
+    int *d = device_ints(NULL, 2 * 64);
     barrier_in_branch<<<2, 64>>>(d);
     return finish();
 }
@@ -194,7 +195,7 @@ __global__ void two_barriers(int *out)
 
 const char *emu_two_barriers(void)
 {
-    int *d = to_device(NULL, 128);
+    int *d = device_ints(NULL, 128);
     two_barriers<<<1, 128>>>(d);
     return finish();
 }
@@ -211,7 +212,7 @@ __global__ void counting_barriers(int *out)
 
 const char *emu_barrier_counts(int *out, int block)
 {
-    int *d = to_device(NULL, block);
+    int *d = device_ints(NULL, block);
     counting_barriers<<<1, block>>>(d);
     return finish_ints(out, d, block);
 }
@@ -233,7 +234,7 @@ __global__ void shuffles(int *out)
 
 const char *emu_shuffles(int *out, int block)
 {
-    int *d = to_device(NULL, 6 * block);
+    int *d = device_ints(NULL, 6 * block);
     shuffles<<<1, block>>>(d);
     return finish_ints(out, d, 6 * block);
 }
@@ -251,7 +252,7 @@ __global__ void votes(int *out)
 
 const char *emu_votes(int *out, int block)
 {
-    int *d = to_device(NULL, 5 * block);
+    int *d = device_ints(NULL, 5 * block);
     votes<<<1, block>>>(d);
     return finish_ints(out, d, 5 * block);
 }
@@ -269,7 +270,7 @@ __global__ void half_warp_shuffle(int *out)
 
 const char *emu_missing_lane(void)
 {
-    int *d = to_device(NULL, 64);
+    int *d = device_ints(NULL, 64);
     half_warp_shuffle<<<1, 64>>>(d);
     return finish();
 }
@@ -290,7 +291,7 @@ __global__ void bit_tricks(int *out, const int *in, int n)
 
 const char *emu_bits(int *out, const int *in, int n)
 {
-    int *d_in = to_device(in, n), *d = to_device(NULL, 4 * n);
+    int *d_in = device_ints(in, n), *d = device_ints(NULL, 4 * n);
     bit_tricks<<<(unsigned)ceil_div(n, 64), 64>>>(d, d_in, n);
     CUDA_CHECK(cudaFree(d_in));
     return finish_ints(out, d, 4 * n);
@@ -351,7 +352,7 @@ __global__ void exchange_floats(int *words)
 
 const char *emu_exchange_floats(int *out)
 {
-    int start[3] = {(int)POISON_WORD, 0, 0}, *d = to_device(start, 3);
+    int start[3] = {(int)POISON_WORD, 0, 0}, *d = device_ints(start, 3);
     exchange_floats<<<1, 1>>>(d);
     return finish_ints(out, d, 3);
 }
@@ -378,7 +379,7 @@ __global__ void chain(int *value, volatile int *flag, unsigned *ticket)
 
 const char *emu_chained_blocks(int *out, int blocks)
 {
-    int *value = to_device(NULL, blocks), *flag = to_device(NULL, blocks);
+    int *value = device_ints(NULL, blocks), *flag = device_ints(NULL, blocks);
     unsigned *ticket = zeroed_ticket();
     chain<<<blocks, 64>>>(value, flag, ticket);
     CUDA_CHECK(cudaFree(flag));
@@ -409,7 +410,7 @@ __global__ void tree_sum(int *out, const int *in, int planted)
 
 const char *emu_tree_sum(int *out, const int *in, int blocks, int block, int planted)
 {
-    int *d_in = to_device(in, (size_t)blocks * block), *d = to_device(NULL, blocks);
+    int *d_in = device_ints(in, (size_t)blocks * block), *d = device_ints(NULL, blocks);
     tree_sum<<<blocks, block, block * sizeof(int)>>>(d, d_in, planted);
     CUDA_CHECK(cudaFree(d_in));
     return finish_ints(out, d, blocks);
@@ -430,7 +431,7 @@ __global__ void tile_transpose(int *out, const int *in, int planted)
 
 const char *emu_tile_transpose(int *out, const int *in, int planted)
 {
-    int *d_in = to_device(in, 32 * 32), *d = to_device(NULL, 32 * 32);
+    int *d_in = device_ints(in, 32 * 32), *d = device_ints(NULL, 32 * 32);
     tile_transpose<<<1, dim3(32, 32)>>>(d, d_in, planted);
     CUDA_CHECK(cudaFree(d_in));
     return finish_ints(out, d, 32 * 32);
@@ -449,7 +450,7 @@ __global__ void place_values(int *out, bool planted)
 
 const char *emu_colliding_places(int *out, int block, int planted)
 {
-    int *d = to_device(NULL, block);
+    int *d = device_ints(NULL, block);
     place_values<<<1, block, block * sizeof(int)>>>(d, planted);
     return finish_ints(out, d, block);
 }
@@ -481,7 +482,7 @@ __global__ void stepped_rotation(int *out, const int *in, bool planted)
 const char *emu_stepped_rotation(int *out, const int *in, int blocks, int block, int planted)
 {
     size_t n = (size_t)blocks * block;
-    int *d_in = to_device(in, n), *d = to_device(NULL, n);
+    int *d_in = device_ints(in, n), *d = device_ints(NULL, n);
     stepped_rotation<<<blocks, block, block * sizeof(int)>>>(d, d_in, planted != 0);
     CUDA_CHECK(cudaFree(d_in));
     return finish_ints(out, d, n);
@@ -504,7 +505,7 @@ __global__ void spin_on_race(int *out)
 
 const char *emu_spin_after_race(void)
 {
-    int *d = to_device(NULL, 64);
+    int *d = device_ints(NULL, 64);
     spin_on_race<<<1, 64>>>(d);
     return finish();
 }
@@ -535,7 +536,7 @@ __global__ void warp_scan(int *out, const int *in, bool planted)
 
 const char *emu_warp_scan(int *out, const int *in, int planted)
 {
-    int *d_in = to_device(in, 64), *d = to_device(NULL, 64);
+    int *d_in = device_ints(in, 64), *d = device_ints(NULL, 64);
     warp_scan<<<1, 64>>>(d, d_in, planted != 0);
     CUDA_CHECK(cudaFree(d_in));
     return finish_ints(out, d, 64);
@@ -566,7 +567,7 @@ __global__ void shared_histogram(int *bins, const int *in, int n, int planted)
 
 const char *emu_shared_histogram(int *bins, const int *in, int n, int planted)
 {
-    int *d_in = to_device(in, n), *d = to_device(NULL, 16);
+    int *d_in = device_ints(in, n), *d = device_ints(NULL, 16);
     shared_histogram<<<planted == 4 ? 1 : 4, 128>>>(d, d_in, n, planted);
     CUDA_CHECK(cudaFree(d_in));
     return finish_ints(bins, d, 16);
@@ -589,7 +590,7 @@ __global__ void reverse_tile(int *out, const int *in, int n, bool planted)
 
 const char *emu_reverse_tile(int *out, const int *in, int n, int planted)
 {
-    int *d_in = to_device(in, n), *d = to_device(NULL, 64);
+    int *d_in = device_ints(in, n), *d = device_ints(NULL, 64);
     reverse_tile<<<1, 64>>>(d, d_in, n, planted != 0);
     CUDA_CHECK(cudaFree(d_in));
     return finish_ints(out, d, 64);
@@ -612,7 +613,7 @@ __global__ void transpose_tile(int *out, const int *in, int rows, int cols, int 
 
 const char *emu_transpose_tile(int *out, const int *in, int rows, int cols, int planted)
 {
-    int *d_in = to_device(in, rows * cols), *d = to_device(NULL, 16 * 16);
+    int *d_in = device_ints(in, rows * cols), *d = device_ints(NULL, 16 * 16);
     transpose_tile<<<1, dim3(16, 16)>>>(d, d_in, rows, cols, planted);
     CUDA_CHECK(cudaFree(d_in));
     return finish_ints(out, d, rows * cols);
@@ -640,7 +641,7 @@ __global__ void neighbour_bytes(int *out, bool planted)
 
 const char *emu_neighbour_bytes(int *out, int planted)
 {
-    int *d = to_device(NULL, 64);
+    int *d = device_ints(NULL, 64);
     neighbour_bytes<<<1, 64>>>(d, planted != 0);
     return finish_ints(out, d, 64);
 }
@@ -662,7 +663,7 @@ __global__ void own_bytes(unsigned char *bytes)
 
 const char *emu_own_bytes(unsigned char *bytes)
 {
-    int *d = to_device((const int *)bytes, 16);
+    int *d = device_ints((const int *)bytes, 16);
     own_bytes<<<1, 64>>>((unsigned char *)d);
     return finish_ints((int *)bytes, d, 16);
 }
@@ -718,7 +719,7 @@ __global__ void copy_unchecked(int *out, const int *in)
 
 const char *emu_out_of_bounds(int n)
 {
-    int *d_in = to_device(NULL, n), *d = to_device(NULL, n);
+    int *d_in = device_ints(NULL, n), *d = device_ints(NULL, n);
     copy_unchecked<<<(unsigned)ceil_div(n, 256), 256>>>(d, d_in);
     return finish();
 }
@@ -844,7 +845,7 @@ static int next_launch_works(void)
 {
     cudaDeviceReset();
     enum { N = 100 };
-    int *d = to_device(NULL, N), h[N];
+    int *d = device_ints(NULL, N), h[N];
     scale_index<int, 2><<<1, 128>>>(d, N);
     if (finish_ints(h, d, N))
         return 0;
@@ -856,7 +857,7 @@ static int next_launch_works(void)
 
 const char *emu_crash(int what, int *then_ok)
 {
-    int *in = to_device(NULL, 64), *out = to_device(NULL, 64);
+    int *in = device_ints(NULL, 64), *out = device_ints(NULL, 64);
     long page = sysconf(_SC_PAGESIZE);
     void *gone = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     munmap(gone, page); /* an address no memory is at */
@@ -904,8 +905,8 @@ const char *emu_kernel_pointer(int race)
 
 const char *emu_cub_device(int *sum, int *scan, int *histogram, const int *in, int n)
 {
-    int *d_in = to_device(in, n), *d_scan = to_device(NULL, n), *d_sum = to_device(NULL, 1),
-        *d_histogram = to_device(NULL, 8);
+    int *d_in = device_ints(in, n), *d_scan = device_ints(NULL, n), *d_sum = device_ints(NULL, 1),
+        *d_histogram = device_ints(NULL, 8);
     size_t bytes = 0, most = 0;
     CUDA_CHECK(cub::DeviceReduce::Sum(NULL, bytes, d_in, d_sum, n));
     most = bytes;
@@ -939,7 +940,7 @@ __global__ void block_scans(int *out, const int *in)
 
 const char *emu_cub_block_scan(int *out, const int *in, int blocks)
 {
-    int *d_in = to_device(in, blocks * 128), *d = to_device(NULL, 2 * blocks * 128);
+    int *d_in = device_ints(in, blocks * 128), *d = device_ints(NULL, 2 * blocks * 128);
     block_scans<<<blocks, 128>>>(d, d_in);
     CUDA_CHECK(cudaFree(d_in));
     return finish_ints(out, d, 2 * blocks * 128);
@@ -1002,7 +1003,7 @@ __global__ void stride_copy(int *out, const int *in, int n, int planted)
 const char *emu_stride_copy(int *out, const int *in, int n, int blocks, int planted,
                             unsigned long long *bytes_written)
 {
-    int *d_in = to_device(in, n), *d = named("out", n);
+    int *d_in = device_ints(in, n), *d = named("out", n);
     emu_bytes_written((char *)d - GUARD);
     stride_copy<<<blocks, 64>>>(d, d_in, n, planted);
     const char *error = kept(finish());
@@ -1057,7 +1058,7 @@ __global__ void start_order(int *out, unsigned *ticket)
 
 const char *emu_start_order(int *out, int blocks, unsigned long long seed)
 {
-    int *d = to_device(NULL, blocks);
+    int *d = device_ints(NULL, blocks);
     unsigned *ticket = zeroed_ticket();
     emu_block_order(seed);
     start_order<<<blocks, 32>>>(d, ticket);
@@ -1103,7 +1104,7 @@ __global__ void publish_pairs(int *value, int *flag, int *out, unsigned *ticket,
 
 const char *emu_publish_pairs(int *out, int pairs, int planted)
 {
-    int *value = named("value", pairs), *flag = named("flag", pairs), *d = to_device(NULL, 2 * pairs);
+    int *value = named("value", pairs), *flag = named("flag", pairs), *d = device_ints(NULL, 2 * pairs);
     unsigned *ticket = zeroed_ticket();
     publish_pairs<<<2 * pairs, 32>>>(value, flag, d, ticket, planted);
     const char *error = kept(finish());
@@ -1136,7 +1137,7 @@ __global__ void last_block_sum(int *sum, int *partial, unsigned *count)
 
 const char *emu_last_block_sum(int *sum, int blocks)
 {
-    int *d_sum = to_device(NULL, 1), *partial = to_device(NULL, blocks);
+    int *d_sum = device_ints(NULL, 1), *partial = device_ints(NULL, blocks);
     unsigned *count;
     CUDA_CHECK(cudaMalloc(&count, sizeof *count));
     CUDA_CHECK(cudaMemset(count, 0, sizeof *count));
@@ -1169,7 +1170,7 @@ const char *emu_hand_over(int *out, int pairs)
 {
     for (int k = 0; k < pairs; k++)
         out[k] = k + 1;
-    int *slot = to_device(out, pairs), *flag = to_device(NULL, pairs), *d = to_device(NULL, pairs);
+    int *slot = device_ints(out, pairs), *flag = device_ints(NULL, pairs), *d = device_ints(NULL, pairs);
     unsigned *ticket = zeroed_ticket();
     hand_over<<<2 * pairs, 32>>>(slot, flag, d, ticket);
     CUDA_CHECK(cudaFree(slot));
@@ -1199,7 +1200,7 @@ __global__ void fibonacci_chain(int *value, volatile int *flag, unsigned *ticket
 
 const char *emu_fibonacci_chain(int *out, int blocks)
 {
-    int *value = to_device(NULL, blocks), *flag = to_device(NULL, blocks);
+    int *value = device_ints(NULL, blocks), *flag = device_ints(NULL, blocks);
     unsigned *ticket = zeroed_ticket();
     fibonacci_chain<<<blocks, 32>>>(value, flag, ticket);
     CUDA_CHECK(cudaFree(flag));
@@ -1253,7 +1254,7 @@ __global__ void neighbour_values(int *out, int *scratch, const int *in, int plan
 
 const char *emu_neighbour_values(int *out, const int *in, int block, int planted)
 {
-    int *d_in = to_device(in, block), *scratch = named("scratch", block), *d = to_device(NULL, block);
+    int *d_in = device_ints(in, block), *scratch = named("scratch", block), *d = device_ints(NULL, block);
     neighbour_values<<<1, block>>>(d, scratch, d_in, planted);
     const char *error = kept(finish());
     finish_ints(out, d, block);
@@ -1279,7 +1280,7 @@ __global__ void padded_copy(int *out, const int *in, int planted)
 
 const char *emu_padded_copy(int *out, const int *in, int blocks, int planted)
 {
-    int *d_in = to_device(in, blocks * 64), *d = to_device(NULL, blocks * 64);
+    int *d_in = device_ints(in, blocks * 64), *d = device_ints(NULL, blocks * 64);
     padded_copy<<<blocks, 64>>>(d, d_in, planted);
     CUDA_CHECK(cudaFree(d_in));
     return finish_ints(out, d, blocks * 64);
@@ -1309,7 +1310,7 @@ __global__ void wait_for_neighbour(int *out, volatile int *flag, int planted)
 
 const char *emu_wait_for_neighbour(int *out, int planted)
 {
-    int *d = to_device(NULL, 2), *flag = named("flag", 1);
+    int *d = device_ints(NULL, 2), *flag = named("flag", 1);
     wait_for_neighbour<<<1, 64>>>(d, flag, planted);
     const char *error = kept(finish());
     free_named(flag);
@@ -1329,7 +1330,7 @@ __global__ void shared_stride_kernel(int *out, int stride)
 
 const char *emu_count_shared_stride(struct access_counts *c, int stride)
 {
-    int *out = to_device(NULL, 32);
+    int *out = device_ints(NULL, 32);
     access_counts_begin();
     shared_stride_kernel<<<1, 32>>>(out, stride);
     const char *error = finish();
@@ -1345,7 +1346,7 @@ __global__ void global_stride_kernel(int *out, const int *in, int stride)
 
 const char *emu_count_global_stride(struct access_counts *c, int stride)
 {
-    int *in = to_device(NULL, 32 * stride), *out = to_device(NULL, 32);
+    int *in = device_ints(NULL, 32 * stride), *out = device_ints(NULL, 32);
     access_counts_begin();
     global_stride_kernel<<<1, 32>>>(out, in, stride);
     const char *error = finish();
@@ -1357,7 +1358,7 @@ const char *emu_count_global_stride(struct access_counts *c, int stride)
 
 const char *emu_count_then_not(struct access_counts *counted, struct access_counts *after)
 {
-    int *in = to_device(NULL, 32), *out = to_device(NULL, 32);
+    int *in = device_ints(NULL, 32), *out = device_ints(NULL, 32);
     access_counts_begin();
     global_stride_kernel<<<1, 32>>>(out, in, 1);
     const char *error = finish();
@@ -1382,7 +1383,7 @@ __global__ void broadcast_kernel(int *out, const int *in)
 
 const char *emu_count_broadcast(struct access_counts *c)
 {
-    int *in = to_device(NULL, 1), *out = to_device(NULL, 32);
+    int *in = device_ints(NULL, 1), *out = device_ints(NULL, 32);
     access_counts_begin();
     broadcast_kernel<<<1, 32>>>(out, in);
     const char *error = finish();

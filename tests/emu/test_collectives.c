@@ -11,6 +11,7 @@
 
 #include "emu_collectives.h"
 #include "emu_kernels.h"
+#include "marked.h"
 #include "workbook.h"
 
 #define TIMEOUT .timeout = 60.0
@@ -319,26 +320,6 @@ Test(collectives, are_counted_as_the_shuffles_and_barriers_they_are_made_of, TIM
 }
 
 /* ---- misuses --------------------------------------------------------------------------------- */
-
-/* "(tests/emu/emu_collectives.cu:42)": where the line marked "LINE: what" is */
-static const char *marked(const char *file, const char *what)
-{
-    static char found[200];
-    char marker[200], text[1000];
-    snprintf(marker, sizeof marker, "LINE: %s */", what);
-    FILE *f = fopen(file, "r");
-    cr_assert_not_null(f, "%s not found: run the tests from the workbook's folder", file);
-    int number = 0, at = 0;
-    while (!at && fgets(text, sizeof text, f)) {
-        number++;
-        if (strstr(text, marker))
-            at = number;
-    }
-    fclose(f);
-    cr_assert(at, "no line of %s is marked \"%s\"", file, marker);
-    snprintf(found, sizeof found, "%s:%d", file, at);
-    return found;
-}
 
 Test(collectives, a_block_collective_in_a_block_of_another_size_stops_the_launch, TIMEOUT)
 {

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "emu_kernels.h"
+#include "marked.h"
 #include "workbook.h"
 
 #define TIMEOUT .timeout = 30.0
@@ -41,28 +42,8 @@ static void expect_success(const char *error)
     cr_assert_null(error, "the launch failed: %s", error);
 }
 
-/* "tests/emu/emu_kernels.cu:42", the line of that file marked
- * "LINE: <what>", as reports give it (run from the workbook's folder). */
-static const char *line_of(const char *what)
-{
-    static char found[8][80];
-    static int next;
-    char marker[200], text[1000];
-    snprintf(marker, sizeof marker, "LINE: %s */", what);
-    FILE *f = fopen("tests/emu/emu_kernels.cu", "r");
-    cr_assert_not_null(f, "tests/emu/emu_kernels.cu not found: run the tests from the workbook's folder");
-    int number = 0, at = 0;
-    while (!at && fgets(text, sizeof text, f)) {
-        number++;
-        if (strstr(text, marker))
-            at = number;
-    }
-    fclose(f);
-    cr_assert(at, "no line of tests/emu/emu_kernels.cu is marked \"%s\"", marker);
-    char *line = found[next++ % 8];
-    snprintf(line, sizeof found[0], "tests/emu/emu_kernels.cu:%d", at);
-    return line;
-}
+/* "tests/emu/emu_kernels.cu:42", the line of that file marked "LINE: <what>" */
+static const char *line_of(const char *what) { return marked("tests/emu/emu_kernels.cu", what); }
 
 /* "(tests/emu/emu_kernels.cu:42)" */
 static const char *at_line(const char *what)
