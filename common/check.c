@@ -257,6 +257,8 @@ MEASURE(flag_stores_before_waiting_per_block,
 MEASURE(shuffles_per_element, ratio(c->shuffles, (double)p->n))
 /* the shared memory the blocks need: each word once, however often touched */
 MEASURE(shared_footprint_per_element, ratio(c->shared_footprint, (double)p->n))
+MEASURE(busiest_thread_shared_accesses, c->busiest_thread_shared)
+MEASURE(loads_after_waiting_per_element, ratio(c->loads_after_waiting, (double)p->n))
 #undef MEASURE
 
 void print_measures(FILE *out, const struct problem *p, const struct access_counts *c)

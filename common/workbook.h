@@ -56,7 +56,7 @@ struct trait {
     const char *missing; /* said when it fails, in the handout's words:
                             "no shared-memory atomics" */
 };
-enum { MAX_TRAITS = 5 };
+enum { MAX_TRAITS = 6 };
 struct technique {
     const char *id;      /* the stage's */
     const char *idea;    /* what the stage teaches, as its handout says it:
@@ -334,6 +334,11 @@ struct access_counts {
     /* the bytes of the 4-byte shared words each block touched, however
      * often, summed over the blocks: what the blocks need of shared memory */
     double shared_footprint;
+    /* the shared accesses (one per lane) of the busiest thread of any
+     * block: a tree's depth, a serial sum's length; and the loads of device
+     * memory a thread made after its first warp collective (shuffle, vote,
+     * __syncwarp) or barrier */
+    double busiest_thread_shared, loads_after_waiting;
 };
 bool problem_count_accesses(struct problem *p, const struct stage *s, struct access_counts *c);
 void problem_count_lines(void (*line)(const char *where, const struct access_counts *c, void *arg),
@@ -394,7 +399,8 @@ extern const char *const technique_verdict_names[]; /* "shown", "missing", ... *
     X(store_requests_per_element) X(store_sectors_per_output_sector)                         \
     X(shared_atomics_per_element) X(global_atomics_per_element)                              \
     X(flag_stores_before_waiting_per_block)                                                 \
-    X(shuffles_per_element) X(shared_footprint_per_element)
+    X(shuffles_per_element) X(shared_footprint_per_element)                                 \
+    X(busiest_thread_shared_accesses) X(loads_after_waiting_per_element)
 #define DECLARE_MEASURE(name) measure name;
 WORKBOOK_MEASURES(DECLARE_MEASURE)
 #undef DECLARE_MEASURE

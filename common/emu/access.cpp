@@ -11,7 +11,27 @@
  * access keeps the common case fast and the checks in one order. */
 #include "memory.h"
 
+#include <link.h>
+
 namespace emu {
+
+/* The program's writable static data, where a kernel's __device__
+ * variables lie (the emulation compiles them as ordinary globals): their
+ * accesses are counted as device memory's, though no bounds or races are
+ * checked there. */
+static const char *static_lo, *static_hi;
+static int find_static_data(struct dl_phdr_info *info, size_t, void *)
+{
+    for (int k = 0; k < info->dlpi_phnum; k++) {
+        const ElfW(Phdr) &h = info->dlpi_phdr[k];
+        if (h.p_type == PT_LOAD && (h.p_flags & PF_W)) {
+            static_lo = (const char *)(info->dlpi_addr + h.p_vaddr);
+            static_hi = static_lo + h.p_memsz;
+        }
+    }
+    return 1; /* the first object is the program itself */
+}
+[[maybe_unused]] static const int found_static_data = dl_iterate_phdr(find_static_data, nullptr);
 
 /* The checks' fast path: device memory in the array last seen costs two
  * comparisons more than any other access, and its history. */
@@ -31,6 +51,8 @@ static inline void access(void *addr, size_t size, bool write, access_kind kind,
     } else if (is_device(p)) {
         check_device(*r, p, size, write, pc);
         note_device(*r, p, size, write, kind, pc);
+        device = true;
+    } else if (p >= static_lo && p + size <= static_hi) {
         device = true;
     }
     if (__builtin_expect(observers != 0, false) && (device || in_shared < SHARED))

@@ -17,9 +17,13 @@
  * Beside them, what shows a stage's technique: launches, blocks, barriers,
  * warp collectives, atomics and volatile stores to device memory (flags),
  * and of those the ones a thread stored before its first poll: a tile that
- * publishes without waiting for another; and the shared memory each block
- * touched (its distinct words, however often). Atomics and volatile loads
- * of device memory (polls) are no requests.
+ * publishes without waiting for another; the shared memory each block
+ * touched (its distinct words, however often); the shared accesses of the
+ * busiest thread of any block (a tree's depth, a serial sum's length); and
+ * the loads of device memory a thread made after it first waited at a
+ * warp collective (a shuffle, vote or __syncwarp) or a barrier: loads not
+ * all in flight at once. Atomics and volatile loads of device memory
+ * (polls) are no requests.
  *
  * A float4's copy is one 16-byte access, as on a GPU, because the
  * emulation's vector types copy all their bytes at once (cuda_runtime.h). */
@@ -94,10 +98,12 @@ std::map<unsigned long long, double> launch_threads; /* by launch, under totals_
 /* What a block did beside its requests, added to events when it ends. */
 struct block_events {
     double barriers, shuffles, votes, global_atomics, shared_atomics, flag_stores,
-        flag_stores_before_waiting;
+        flag_stores_before_waiting, loads_after_waiting;
 };
 thread_local block_events seen;
 thread_local std::bitset<1024> polled; /* the block's threads that have polled a flag */
+thread_local std::bitset<1024> waited; /* ... that have met a shuffle, vote or barrier */
+thread_local unsigned shared_accesses[1024]; /* by thread */
 thread_local std::vector<unsigned long long> shared_words; /* touched, with repeats */
 
 /* The distinct bytes of a request's spans, and the distinct units of
@@ -145,6 +151,8 @@ void count_request(request &q, instruction_counts &c)
 void on_access(const block_runner &r, const access_event &a)
 {
     if (a.shared)
+        shared_accesses[r.current]++;
+    if (a.shared)
         for (unsigned long long w = a.at / 4; w <= (a.at + a.size - 1) / 4; w++)
             if (shared_words.empty() || shared_words.back() != w)
                 shared_words.push_back(w);
@@ -163,6 +171,7 @@ void on_access(const block_runner &r, const access_event &a)
         seen.flag_stores_before_waiting += !polled[r.current];
     }
     unsigned t = r.current;
+    seen.loads_after_waiting += !a.shared && !a.write && waited[t];
     unsigned long long since = block.barriers * 0x100000001b3ull + block.collectives[t / 32];
     executions &e = block.times[((unsigned long long)(size_t)a.pc << 10) | t];
     if (e.span != since)
@@ -178,6 +187,9 @@ void on_access(const block_runner &r, const access_event &a)
 void on_collective(const block_runner &r, unsigned warp, unsigned lanes)
 {
     block.collectives[warp]++;
+    for (unsigned l = 0; l < 32; l++)
+        if (lanes >> l & 1)
+            waited[warp * 32 + l] = true;
     int op = r.fibers[warp * 32 + __builtin_ctz(lanes)].call.op;
     if (op == 1)
         seen.shuffles++;
@@ -194,6 +206,7 @@ void new_span()
 void on_barrier(const block_runner &)
 {
     new_span();
+    waited.set();
     seen.barriers++;
 }
 
@@ -204,6 +217,8 @@ void on_block_end(const block_runner &r)
     double footprint = 4.0 * (double)(std::unique(shared_words.begin(), shared_words.end()) -
                                       shared_words.begin());
     shared_words.clear();
+    unsigned busiest = *std::max_element(shared_accesses, shared_accesses + r.threads);
+    std::fill(shared_accesses, shared_accesses + r.threads, 0u);
     {
         std::lock_guard<std::mutex> hold(totals_lock);
         events.blocks++;
@@ -216,6 +231,8 @@ void on_block_end(const block_runner &r)
         events.flag_stores += seen.flag_stores;
         events.flag_stores_before_waiting += seen.flag_stores_before_waiting;
         events.shared_footprint += footprint;
+        events.busiest_thread_shared = std::max(events.busiest_thread_shared, (double)busiest);
+        events.loads_after_waiting += seen.loads_after_waiting;
         events.barrier_blocks += seen.barriers > 0;
         events.atomic_blocks += seen.global_atomics > 0;
         events.publishing_blocks += seen.flag_stores > 0;
@@ -223,6 +240,7 @@ void on_block_end(const block_runner &r)
     }
     seen = block_events{};
     polled.reset();
+    waited.reset();
     if (block.open.empty())
         return;
     std::map<const void *, instruction_counts> mine;

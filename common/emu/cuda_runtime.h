@@ -360,6 +360,10 @@ struct emu_access_counts {
      * device memory): what a tile publishes without waiting for another */
     double flag_stores_before_waiting;
     double shared_footprint; /* bytes of the shared words each block touched, summed */
+    /* the shared accesses of the busiest thread, the most over the blocks;
+     * loads of device memory a thread made after its first warp collective
+     * (shuffle, vote, __syncwarp) or barrier */
+    double busiest_thread_shared, loads_after_waiting;
 };
 void emu_count_begin();
 void emu_count_end(emu_access_counts *all);

@@ -1393,6 +1393,41 @@ const char *emu_count_broadcast(struct access_counts *c)
     return error;
 }
 
+/* A warp's values through a __device__ array (the emulation compiles it as
+ * an ordinary global): one request a warp each way, as for cudaMalloc's.
+ * Then lane 0 alone sums 32 shared words, after a shuffle, and loads one
+ * more value: the busiest thread, and a load after waiting. */
+__device__ int device_values[64];
+
+__global__ void device_variable_kernel(int *out, const int *in)
+{
+    __shared__ int words[32];
+    unsigned lane = threadIdx.x;
+    device_values[lane] = in[lane];
+    __syncwarp();
+    int v = __shfl_sync(0xffffffffu, device_values[31 - lane], 0);
+    words[lane] = v;
+    __syncwarp();
+    if (lane == 0) {
+        int sum = in[32 + lane];
+        for (int k = 0; k < 32; k++)
+            sum += words[k];
+        out[0] = sum;
+    }
+}
+
+const char *emu_count_device_variable(struct access_counts *c)
+{
+    int *in = device_ints(NULL, 64), *out = device_ints(NULL, 1);
+    access_counts_begin();
+    device_variable_kernel<<<1, 32>>>(out, in);
+    const char *error = finish();
+    access_counts_end(c);
+    CUDA_CHECK(cudaFree(in));
+    CUDA_CHECK(cudaFree(out));
+    return error;
+}
+
 /* ---- what C++ leaves undefined, and copies past an array ------------------------------------- */
 
 __global__ void lanes_below_kernel(unsigned *out, int by_width)

@@ -73,6 +73,9 @@ struct access_counts;
 const char *emu_count_shared_stride(struct access_counts *c, int stride);
 const char *emu_count_global_stride(struct access_counts *c, int stride);
 const char *emu_count_broadcast(struct access_counts *c);
+/* a warp's values stored to a __device__ array and read back; then lane 0
+ * alone loads a value and reads 32 shared words, after a shuffle */
+const char *emu_count_device_variable(struct access_counts *c);
 /* one launch counted, then one after the count ended: `after` is the
  * totals asked for again */
 const char *emu_count_then_not(struct access_counts *counted, struct access_counts *after);

@@ -1154,6 +1154,22 @@ Test(emu, counts_a_broadcast_as_one_word_and_the_lanes_taking_part, TIMEOUT)
     cr_expect_eq(c.lanes[SHARED_STORE], 1, "%g lanes", c.lanes[SHARED_STORE]);
 }
 
+/* A __device__ variable is device memory to the counts; the busiest thread's
+ * shared accesses and the loads made after a shuffle are counted. */
+Test(emu, counts_device_variables_the_busiest_thread_and_loads_after_waiting, TIMEOUT)
+{
+    struct access_counts c;
+    expect_success(emu_count_device_variable(&c));
+    cr_expect_eq(c.requests[GLOBAL_STORE], 2, "a warp's store to the __device__ array, and "
+                 "out[0]: %g requests", c.requests[GLOBAL_STORE]);
+    cr_expect_eq(c.requests[GLOBAL_LOAD], 3, "in[lane], the __device__ array, and in[32]: %g "
+                 "requests", c.requests[GLOBAL_LOAD]);
+    cr_expect_eq(c.busiest_thread_shared, 33, "lane 0: a store and 32 loads, not %g",
+                 c.busiest_thread_shared);
+    cr_expect_eq(c.loads_after_waiting, 33, "after the first __syncwarp: the __device__ "
+                 "array's 32 loads and in[32], not %g", c.loads_after_waiting);
+}
+
 /* Counting stops at its end: a later launch adds nothing to the totals. */
 Test(emu, counts_only_the_launches_it_is_asked_to, TIMEOUT)
 {

@@ -255,29 +255,40 @@ static const struct technique reduce_techniques[] = {
 #define NO_ATOMICS                                                                          \
     {atomics_per_element, AT_MOST, 0, "atomics add the block's values: they are not summed "  \
                                       "as a tree in shared memory"}
+/* a tree's depth: three shared accesses a level and two more, 26 in a block of 256 (21 with
+ * the last warp unrolled); a thread that sums the block's values alone, 16 bytes at a
+ * time, makes 64 */
+#define A_TREE                                                                              \
+    {busiest_thread_shared_accesses, AT_MOST, 32,                                           \
+     "one thread makes over 32 shared-memory accesses: the block's values are summed one "  \
+     "after another, not as a tree"}
     {"2", "a strided index, so that whole warps idle instead of half their lanes",
-     {ACTIVE_WARPS(0.4), NO_ATOMICS}},
+     {ACTIVE_WARPS(0.4), A_TREE, NO_ATOMICS}},
     {"3", "sequential addressing, free of bank conflicts",
-     {NO_CONFLICTS(0.1), ACTIVE_WARPS(0.4), NO_ATOMICS}},
+     {NO_CONFLICTS(0.1), ACTIVE_WARPS(0.4), A_TREE, NO_ATOMICS}},
     {"4", "the first add during the load",
-     {FIRST_ADD, NO_CONFLICTS(0.1), ACTIVE_WARPS(0.2), NO_ATOMICS}},
+     {FIRST_ADD, NO_CONFLICTS(0.1), ACTIVE_WARPS(0.2), A_TREE, NO_ATOMICS}},
     {"5", "the last warp unrolled, with no barriers",
-     {FIRST_ADD, NO_CONFLICTS(0.1), ACTIVE_WARPS(0.2), WARP_UNROLLED(0.012), NO_ATOMICS}},
+     {FIRST_ADD, NO_CONFLICTS(0.1), ACTIVE_WARPS(0.2), WARP_UNROLLED(0.012), A_TREE, NO_ATOMICS}},
     {"6", "complete unrolling, the block size a template parameter",
-     {FIRST_ADD, NO_CONFLICTS(0.1), ACTIVE_WARPS(0.2), WARP_UNROLLED(0.012), NO_ATOMICS}},
+     {FIRST_ADD, NO_CONFLICTS(0.1), ACTIVE_WARPS(0.2), WARP_UNROLLED(0.012), A_TREE, NO_ATOMICS}},
     {"7", "cascading: each thread sums many values before the tree",
      {{elements_per_thread, AT_LEAST, 8, "each thread sums one or two values: no grid-stride "
                                          "sums"},
-      NO_CONFLICTS(0.005), WARP_UNROLLED(0.0007), NO_ATOMICS}},
+      NO_CONFLICTS(0.005), WARP_UNROLLED(0.0007), A_TREE, NO_ATOMICS}},
     /* five shuffles sum a warp (5.6 a warp with warp 0's second sum); a warp's sum in shared
      * memory moves every thread's value through it: 0.0078 bytes a value with shuffles, at
-     * least 0.25 without; one atomic a block is 0.0001 a value, one a thread 0.03 */
+     * least 0.25 without; one atomic a block is 0.0001 a value, one a thread 0.03; stores to
+     * device memory: none, where a warp's values moved through a global array take a request
+     * a warp (0.001 a value at 32 values a thread) */
     {"8", "warp shuffles, and one atomicAdd a block",
      {{shuffles_per_warp, AT_LEAST, 5, "no warp sums by shuffles (five a warp)"},
       {shared_bytes_per_element, AT_MOST, 0.05, "every thread's value passes through shared "
                                                 "memory: the warps do not sum by shuffles"},
       {atomics_per_element, AT_MOST, 0.004, "atomics add the threads' values: the warps do not "
                                             "sum by shuffles"},
+      {store_requests_per_element, AT_MOST, 0.0005, "the threads' values pass through device "
+                                                    "memory: the warps do not sum by shuffles"},
       {global_atomics_per_block, AT_MOST, 1, "more than one global atomic a block"},
       {elements_per_thread, AT_LEAST, 8, "each thread sums one or two values: no grid-stride "
                                          "sums"}}},
@@ -286,6 +297,7 @@ static const struct technique reduce_techniques[] = {
 #undef FIRST_ADD
 #undef WARP_UNROLLED
 #undef NO_ATOMICS
+#undef A_TREE
     {NULL},
 };
 

@@ -75,7 +75,10 @@ static const struct technique scan_HS_techniques[] = {
       WARP_SCANS,
       {barriers_per_block, AT_MOST, 4,
        "more than four barriers a block: the segments do not share stage 3's two, so "
-       "they are scanned one after another"}}},
+       "they are scanned one after another"},
+      {loads_after_waiting_per_element, AT_MOST, 0,
+       "a thread loads a value after its first shuffle or barrier: its loads are not all "
+       "made first, so they are not all in flight at once"}}},
 #undef WARP_SCANS
     {NULL},
 };
