@@ -19,6 +19,10 @@
  * technique=ID dump=DIR prints nothing of it: it leaves the counts, sealed,
  * and the counted run's results in DIR, and technique=ID judge=DIR, in the
  * grader's own process, says the verdict (see "the technique record").
+ * time=ID (or all), on a GPU, checks the stage once at the run's size and
+ * prints its median time: TIME, the stage, the milliseconds; for grading,
+ * time=ID dump=DIR leaves that time sealed, with the timed run's results,
+ * and time=ID judge=DIR checks both (see "the time record").
  * csv=FILE (make bench, tools/bench.sh) appends each row's figures to FILE,
  * and times the first variant only unless variant= names one or is "all".
  *
@@ -65,17 +69,19 @@ struct run_options {
     bool all_cases;           /* dump every grading case, the k-th into DUMP/k */
     const char *csv;          /* make bench: the file the rows are appended to */
     const char *technique;    /* stages whose technique is counted: an id, or "all" */
+    const char *time;         /* stages timed for the grader: an id, or "all" */
 };
 
 enum { OPT_N, OPT_STAGE, OPT_VARIANT, OPT_SEED, OPT_BLOCK, OPT_SWEEP, OPT_ONCE, OPT_DUMP,
-       OPT_JUDGE, OPT_CSV, OPT_TECHNIQUE, OPT_CASES, OPTIONS };
+       OPT_JUDGE, OPT_CSV, OPT_TECHNIQUE, OPT_CASES, OPT_TIME, OPTIONS };
 static const char *const option_names[OPTIONS] = {
-    "n", "stage", "variant", "seed", "block", "sweep", "once", "dump", "judge", "csv", "technique", "cases"};
+    "n", "stage", "variant", "seed", "block", "sweep", "once", "dump", "judge", "csv", "technique", "cases",
+    "time"};
 
 static void usage(const char *bad)
 {
     die("%s: expected n=SIZE stage=ID variant=NAME seed=S block=THREADS sweep=0|1 once=0|1, "
-        "technique=ID|all, e.g. n=2^28; or list=stages (variants, shape, cases) alone",
+        "technique=ID|all, time=ID|all, e.g. n=2^28; or list=stages (variants, shape, cases) alone",
         bad);
 }
 
@@ -130,6 +136,7 @@ static struct run_options parse_options(int argc, char *argv[])
     o.once |= o.dump || o.judge;
     o.csv = text[OPT_CSV];
     o.technique = text[OPT_TECHNIQUE];
+    o.time = text[OPT_TIME];
     if (text[OPT_CASES] && (strcmp(text[OPT_CASES], "all") != 0 || !o.dump))
         die("cases=%s: only dump= takes cases=all (every grading case, one folder each)",
             text[OPT_CASES]);
@@ -923,6 +930,65 @@ static void take_seal_key(void)
 __attribute__((section(".preinit_array"), used)) static void (*const seal_key_taker)(void) =
     take_seal_key;
 
+/* Seals the record text[0..len) (room for RECORD_MAX) with the key, if one
+ * was given, and writes it to DIR/NAME. */
+static void write_sealed(char *text, int len, const char *dir, const char *name)
+{
+    if (seal_given && len > 0 && len < RECORD_MAX - 32)
+        len += snprintf(text + len, RECORD_MAX - len, "seal %016llx\n",
+                        (unsigned long long)siphash(seal_key, (unsigned char *)text, (size_t)len));
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *out = fopen(path, "w");
+    if (!out || len <= 0 || fwrite(text, 1, (size_t)len, out) != (size_t)len || fclose(out) != 0)
+        die("%s: cannot write the record there", path);
+}
+
+/* Why text[0..len) (read into RECORD_MAX + 1 bytes) is not sealed under the
+ * key, its last line the seal; NULL when it is, with *seal where that
+ * line starts. */
+static const char *seal_check(const unsigned char key[16], char *text, size_t len, char **seal)
+{
+    if (len >= RECORD_MAX || memchr(text, '\0', len))
+        return "it is too long, or not text";
+    text[len] = '\0';
+    *seal = strstr(text, "\nseal ");
+    if (!*seal)
+        return "it has no seal";
+    ++*seal;
+    unsigned long long tag;
+    char end;
+    if (sscanf(*seal, "seal %16llx%c", &tag, &end) != 2 || end != '\n' ||
+        *seal + strlen("seal ") + 17 != text + len)
+        return "its seal line is malformed";
+    if (tag != siphash(key, (unsigned char *)text, (size_t)(*seal - text)))
+        return "its seal does not match what it holds";
+    return NULL;
+}
+
+/* The text of DIR/NAME, a regular file, into text (RECORD_MAX + 1 bytes):
+ * its length, or -1 when there is none. */
+static long read_whole(const char *dir, const char *name, char *text)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    struct stat st;
+    FILE *in = lstat(path, &st) == 0 && S_ISREG(st.st_mode) ? fopen(path, "rb") : NULL;
+    if (!in)
+        return -1;
+    long len = (long)fread(text, 1, RECORD_MAX, in);
+    fclose(in);
+    return len;
+}
+
+/* The grader's key, from its environment's WORKBOOK_SEAL_KEY. */
+static void grader_key(const char *what, const char *id, const char *dir, unsigned char key[16])
+{
+    const char *hex = getenv("WORKBOOK_SEAL_KEY");
+    if (!hex || strlen(hex) != 32 || !hex_key(hex, key))
+        die("%s=%s judge=%s: WORKBOOK_SEAL_KEY holds no key of 32 hex digits", what, id, dir);
+}
+
 static void write_record(const struct lab *lab, const struct stage *s, uint64_t seed,
                          const struct technique_result *r, const char *dir)
 {
@@ -935,14 +1001,7 @@ static void write_record(const struct lab *lab, const struct stage *s, uint64_t 
     for (int k = 0; k < COUNTS && len > 0 && len < RECORD_MAX - 64; k++)
         len += snprintf(text + len, sizeof text - len, " %a", count[k]);
     len += snprintf(text + len, sizeof text - len, "\n");
-    if (seal_given)
-        len += snprintf(text + len, sizeof text - len, "seal %016llx\n",
-                        (unsigned long long)siphash(seal_key, (unsigned char *)text, (size_t)len));
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, RECORD);
-    FILE *out = fopen(path, "w");
-    if (!out || fwrite(text, 1, (size_t)len, out) != (size_t)len || fclose(out) != 0)
-        die("%s: cannot write the technique record there", path);
+    write_sealed(text, len, dir, RECORD);
 }
 
 /* Why record text is no record, checked line by line; NULL when it is one,
@@ -951,20 +1010,10 @@ static const char *read_record(const struct lab *lab, const struct stage *s, uin
                                const unsigned char key[16], char *text, size_t len,
                                char verdict[16], struct access_counts *c)
 {
-    if (len >= RECORD_MAX || memchr(text, '\0', len))
-        return "it is too long, or not text";
-    text[len] = '\0';
-    char *seal = strstr(text, "\nseal ");
-    if (!seal)
-        return "it has no seal";
-    seal++;
-    unsigned long long tag;
-    char end;
-    if (sscanf(seal, "seal %16llx%c", &tag, &end) != 2 || end != '\n' ||
-        seal + strlen("seal ") + 17 != text + len)
-        return "its seal line is malformed";
-    if (tag != siphash(key, (unsigned char *)text, (size_t)(seal - text)))
-        return "its seal does not match its counts";
+    char *seal;
+    const char *unsealed = seal_check(key, text, len, &seal);
+    if (unsealed)
+        return unsealed;
     const struct grade_case *at = stage_technique_case(lab, s);
     char head[256];
     snprintf(head, sizeof head, "%slab %s\nstage %s\ncase %s %d\nseed %llu\nverdict ", RECORD_HEAD,
@@ -1000,18 +1049,14 @@ static bool judge_technique(const struct lab *lab, const struct stage *s, uint64
                             const char *dir)
 {
     unsigned char key[16];
-    const char *hex = getenv("WORKBOOK_SEAL_KEY");
-    if (!hex || strlen(hex) != 32 || !hex_key(hex, key))
-        die("technique=%s judge=%s: WORKBOOK_SEAL_KEY holds no key of 32 hex digits", s->id, dir);
-    char path[4096], *text = malloc(RECORD_MAX + 1), verdict[16] = "";
+    grader_key("technique", s->id, dir, key);
+    char *text = malloc(RECORD_MAX + 1), verdict[16] = "";
+    if (!text)
+        die("out of memory");
     struct access_counts c;
-    snprintf(path, sizeof path, "%s/%s", dir, RECORD);
-    struct stat st;
-    FILE *in = lstat(path, &st) == 0 && S_ISREG(st.st_mode) ? fopen(path, "rb") : NULL;
-    size_t len = in && text ? fread(text, 1, RECORD_MAX, in) : 0;
-    if (in)
-        fclose(in);
-    const char *forged = in ? read_record(lab, s, seed, key, text, len, verdict, &c) : NULL;
+    long len = read_whole(dir, RECORD, text);
+    bool in = len >= 0;
+    const char *forged = in ? read_record(lab, s, seed, key, text, (size_t)len, verdict, &c) : NULL;
     free(text);
     struct technique_result r = {0};
     const char *name = "uncounted";
@@ -1082,6 +1127,138 @@ static bool check_techniques(const struct lab *lab, const struct run_options *op
     return shown;
 }
 
+/* ---- the time record: a stage's time on the GPU, sealed ------------------ *
+ *
+ * Counts cannot tell every idea from its imitation: a decoupled look-back
+ * and a chain of waits plus one status word that no tile reads make the
+ * same counts under the emulation, but not the same time. So tier 2 of a
+ * grading (grading/grade.sh) times each stage that scored on the GPU:
+ * time=ID dump=DIR checks the stage once, times it (the median of REPS
+ * runs after WARMUP, CUDA events), runs it once more for its results, and
+ * leaves the time in DIR/time.txt, sealed as the technique record is. The
+ * grader's own binary (time=ID judge=DIR) checks the seal and the results
+ * and prints the time; the reference solution's binary (time=all) checks
+ * and times its own stages, for the grader to compare. The same sizes,
+ * block and seed on both sides: the grader gives them. */
+static const char TIME_RECORD[] = "time.txt", TIME_HEAD[] = "workbook time record 1\n";
+
+static int time_head(char *text, size_t size, const struct lab *lab, const struct stage *s,
+                     const struct run_options *o)
+{
+    return snprintf(text, size, "%slab %s\nstage %s\nsize %zu %zu\nblock %d\nseed %llu\nms ",
+                    TIME_HEAD, lab->name, s->id, o->n, o->cols, o->block,
+                    (unsigned long long)o->seed);
+}
+
+/* TIME, the stage, timed|untimed|review|wrong, the milliseconds (or -), why. */
+static void print_time(const struct stage *s, const char *status, double ms, const char *why)
+{
+    char text[512];
+    snprintf(text, sizeof text, "%s", why ? why : "");
+    for (char *t = text; *t; t++)
+        *t = *t == '\t' || *t == '\n' ? ' ' : *t;
+    if (ms >= 0)
+        printf("TIME\t%s\t%s\t%.6f\t%s\n", s->id, status, ms, text);
+    else
+        printf("TIME\t%s\t%s\t-\t%s\n", s->id, status, text);
+}
+
+static bool judge_time(const struct lab *lab, const struct stage *s, const struct run_options *o)
+{
+    unsigned char key[16];
+    grader_key("time", s->id, o->judge, key);
+    char *text = malloc(RECORD_MAX + 1), head[512], *seal, why[400];
+    if (!text)
+        die("out of memory");
+    long len = read_whole(o->judge, TIME_RECORD, text);
+    const char *forged = len < 0 ? NULL : seal_check(key, text, (size_t)len, &seal);
+    double ms = -1;
+    if (len >= 0 && !forged) {
+        size_t k = (size_t)time_head(head, sizeof head, lab, s, o);
+        char *end = NULL;
+        if (strncmp(text, head, k) != 0)
+            forged = "it is of another lab, stage, size, block or seed";
+        else if (ms = strtod(text + k, &end), end == text + k || *end != '\n' || end + 1 != seal ||
+                 !isfinite(ms) || ms < 0)
+            forged = "its time is no number of zero or more";
+    }
+    free(text);
+    if (len < 0) {
+        print_time(s, "untimed", -1, "its timed run left no record: it crashed or was stopped first");
+        return false;
+    }
+    if (forged) {
+        snprintf(why, sizeof why, "its time record is not the timer's (%s): flagged for review",
+                 forged);
+        print_time(s, "review", -1, why);
+        return false;
+    }
+    struct problem *p = problem_new(lab, 0, o->n, o->cols, o->seed, o->block);
+    lab->reference(p);
+    struct finding f;
+    bool right = problem_judge(p, s, o->judge, &f);
+    if (!right) {
+        struct report wrong;
+        report_make(p, s, &f, &wrong);
+        snprintf(why, sizeof why, "the outputs of its timed run were wrong: %.*s",
+                 (int)strcspn(wrong.what, "\n"), wrong.what);
+    }
+    problem_free(p);
+    print_time(s, right ? "timed" : "wrong", right ? ms : -1, right ? NULL : why);
+    return right;
+}
+
+static bool time_stages(const struct lab *lab, const struct run_options *o)
+{
+    bool all = strcmp(o->time, "all") == 0, ok = true;
+    if (!all && !stage_find(lab, o->time))
+        die("time=%s: %s has stages %s (or all)", o->time, lab->name, stage_list(lab));
+    if ((o->dump || o->judge) && all)
+        die("time=all: a record (dump=, judge=) is of one stage: time=ID");
+    if (o->judge)
+        return judge_time(lab, stage_find(lab, o->time), o);
+    if (gpu_emulated())
+        die("time=%s: emulated times mean nothing; time=, like the run table, is for a GPU", o->time);
+    if (o->dump && mkdir(o->dump, 0777) != 0 && errno != EEXIST)
+        die("%s: cannot make the folder for the time record", o->dump);
+    struct problem *p = problem_new(lab, 0, o->n, o->cols, o->seed, o->block);
+    if (!o->dump) /* a dump is judged elsewhere: no answer in the student's process */
+        lab->reference(p);
+    for (const struct stage *s = lab->stages; s->id && gpu_healthy(); s++) {
+        if (!all && strcmp(s->id, o->time) != 0)
+            continue;
+        struct finding f;
+        struct job j = {p, s};
+        watch(lab->name, s);
+        bool right = o->dump ? problem_run(p, s, &f) : problem_verify(p, s, &f);
+        double ms = right && gpu_healthy() ? time_gpu_ms(launch_once, &j, WARMUP, REPS) : -1;
+        if (o->dump) {
+            /* the results of a run of their own, as every case's are */
+            if (right && gpu_healthy())
+                right = problem_run(p, s, &f);
+            if (!right)
+                problem_dump_failure(&f, o->dump);
+            else if (gpu_healthy())
+                problem_dump(p, o->dump);
+            char text[RECORD_MAX];
+            int len = time_head(text, sizeof text, lab, s, o);
+            len += snprintf(text + len, sizeof text - (size_t)len, "%a\n", ms < 0 ? 0 : ms);
+            write_sealed(text, len, o->dump, TIME_RECORD);
+        } else if (right) {
+            print_time(s, "timed", ms, NULL);
+        } else {
+            struct report r;
+            report_make(p, s, &f, &r);
+            print_time(s, "wrong", -1, r.what);
+            ok = false;
+        }
+    }
+    unwatch();
+    if (gpu_healthy())
+        problem_free(p);
+    return ok;
+}
+
 /* ---- main ----------------------------------------------------------------- */
 
 /* The run table of one variant. Returns false if a stage was wrong. */
@@ -1123,6 +1300,8 @@ int main(int argc, char *argv[])
     }
     if (o.technique)
         return check_techniques(lab, &o) ? 0 : 1;
+    if (o.time)
+        return time_stages(lab, &o) ? 0 : 1;
     bool every = o.variant && strcmp(o.variant, "all") == 0;
     if (every)
         o.variant = NULL;

@@ -43,7 +43,8 @@ rm -f "$csv" "$md" "$xml"
             printf ',%s' "$(awk -F'\t' '{ t += $3 } END { print t + 0 }' "$d/$lab/score.tsv")"
         done
         awk -F'\t' '{ t += $3; m += $4 }
-            $6 == "missing" || $6 == "review" { lazy = lazy (lazy == "" ? "" : "; ") $1 " " $2 ($6 == "review" ? " (forged: review)" : "") }
+            $6 == "missing" || $6 == "review" || $6 == "slow" { lazy = lazy (lazy == "" ? "" : "; ") $1 " " $2 \
+                ($6 == "review" ? " (forged: review)" : $6 == "slow" ? " (slow on the GPU: review)" : "") }
             END { printf ",%s,%s,\"%s\"\n", t + 0, m + 0, lazy }' "$d"/*/score.tsv
     done
 } > "$csv"
@@ -52,7 +53,8 @@ rm -f "$csv" "$md" "$xml"
     echo
     echo "${#dirs[@]} submissions, labs: $*. Each stage scores its points only if"
     echo "every case of it was judged right by the grader's own binary (grading/grade.sh), and"
-    echo "its kernel shows the stage's idea, as counted under the emulation. \"Judged on\" says"
+    echo "its kernel shows the stage's idea, as counted under the emulation (and, on the GPU, in"
+    echo "its time against the reference solution's). \"Judged on\" says"
     echo "where its outputs were judged last: under the CPU emulation, or on the GPU (in a"
     echo "grading in two tiers, only the stages that scored under the emulation go to the GPU)."
     shown "$out/.how"

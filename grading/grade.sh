@@ -151,6 +151,9 @@ prepare() {
         if [ -n "${GPU_ARCH:-}" ] && [ "$GPU_ARCH" != emu ]; then # tier 1 of two: the skeleton's objects for the GPU too
             make -C "$pristine" --no-print-directory EMU=0 ARCH="$GPU_ARCH" GRADED=1 LAB="$lab" \
                 "build/labs/$lab/run" || return 1
+            # and the reference solution, whose stages tier 2 times beside the submissions'
+            make --no-print-directory EMU=0 ARCH="$GPU_ARCH" SOLUTION=1 LAB="$lab" BUILD="$build/gpu" \
+                "$build/gpu/solutions/$lab/run" || return 1
         fi
         # a judge with nothing to judge would grade every submission 0 of 0
         if [ -z "$(stage_ids "$lab")" ] || [ -z "$(cases "$lab")" ]; then
@@ -391,6 +394,8 @@ gpu_lab() { # NAME LAB
     [ -n "$scored" ] || return 0
     declare -A took=() halted=() # halted: the grader's words, never read from the run's output
     : > "$dir/gpu-judge.log"
+    local cases_n right wrong
+    cases_n=$(cases "$lab" | wc -w)
     if [ -x "$from/gpu.run" ]; then
         for s in $scored; do
             local limit=$(( gpu_left / 1000 < each ? gpu_left / 1000 : each )) t0
@@ -415,14 +420,34 @@ gpu_lab() { # NAME LAB
                 rm -rf "$work/results" && mkdir "$work/results" # judged as if it wrote nothing
             fi
             judge "$lab" "$work/results" "$dir/gpu-judge.log" stage="$s"
+            # right in every case: then timed at time_size against the
+            # reference (a record sealed with a key for this run alone),
+            # where the GPU tier has the reference's times
+            read -r right wrong < <(judged "$s" "$dir/gpu-judge.log")
+            [ -s "$works/reference-$lab.tsv" ] && [ "$wrong" -eq 0 ] && [ "$right" -ge "$cases_n" ] || continue
+            limit=$(( gpu_left / 1000 < each ? gpu_left / 1000 : each ))
+            [ "$limit" -ge 1 ] || continue
+            local key n
+            key=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n') n=$(time_size "$lab")
+            t0=$(date +%s%N)
+            SEAL=$key sandbox_stage "$work" "$from/gpu.run" "$limit" "$dir/gpu-run.log" time="$s" n="$n" \
+                block=256 seed="$seed" dump=results/time
+            took[$s]=$(( took[$s] + ($(date +%s%N) - t0) / 1000000 ))
+            gpu_left=$(( gpu_left - ($(date +%s%N) - t0) / 1000000 ))
+            if [ -n "$(find "$work/results" ! -type d ! -type f -print -quit)" ]; then
+                printf 'TIME\t%s\treview\t-\tits timed run left a link or a special file: flagged for review\n' \
+                    "$s" >> "$dir/gpu-judge.log"
+            else
+                WORKBOOK_SEAL_KEY=$key "$build/solutions/$lab/run" time="$s" n="$n" block=256 seed="$seed" \
+                    judge="$work/results/time" >> "$dir/gpu-judge.log" 2>&1
+            fi
         done
         rm -rf "$work"
     fi
     # each row that scored: kept, judged on the GPU, if every case was right
     # there; else failed, saying why
-    local cases_n row right wrong why f there="on the GPU"
+    local row why f there="on the GPU" verdict timed
     [ "$judged_on" = GPU ] || there="in tier 2 (emulated, GPU_ARCH=emu)"
-    cases_n=$(cases "$lab" | wc -w)
     while IFS= read -r row; do
         IFS=$'\t' read -r -a f <<< "$row"
         if ! grep -qxF "${f[1]}" <<< "$scored"; then printf '%s\n' "$row"; continue; fi
@@ -434,8 +459,28 @@ gpu_lab() { # NAME LAB
         elif [ -z "${took[$s]:-}" ]; then
             why="right under the emulation, but not run $there: the submission's GPU budget of ${GPU_SECONDS:-300} s was spent"
         elif [ "$wrong" -eq 0 ] && [ "$right" -ge "$cases_n" ]; then
-            printf '%s\t%s\t%s\t%s\t%s; right %s too (%s cases in %s s)\t%s\t%s\n' "${f[@]:0:4}" "${f[4]}" \
-                "$there" "$right" "$(awk -v ms="${took[$s]}" 'BEGIN { printf "%.1f", ms / 1000 }')" "${f[5]}" "$judged_on"
+            local secs got
+            secs=$(awk -v ms="${took[$s]}" 'BEGIN { printf "%.1f", ms / 1000 }')
+            IFS=$'\t' read -r verdict why timed < <(time_verdict "$lab" "$s" "$dir/gpu-judge.log")
+            case ${verdict:-ok} in
+            ok)
+                printf '%s\t%s\t%s\t%s\t%s; right %s too%s (%s cases in %s s)\t%s\t%s\n' "${f[@]:0:4}" "${f[4]}" \
+                    "$there" "${timed:+, in $timed}" "$right" "$secs" "${f[5]}" "$judged_on"
+                continue ;;
+            slow | missing)
+                # the technique's share withheld, as when the counts miss the idea
+                got=$(awk -v p="${f[3]}" -v had="${f[2]}" -v s="$(technique_share)" \
+                    'BEGIN { g = p * (1 - s); print (g < had ? g : had) }')
+                printf '%s\t%s\t%s\t%s\t%s; right %s too (%s cases in %s s), but %s\t%s\t%s\n' "${f[@]:0:2}" \
+                    "$got" "${f[3]}" "${f[4]}" "$there" "$right" "$secs" "$why" "$verdict" "$judged_on"
+                continue ;;
+            review)
+                why="right $there too, but $why" ;;
+            *)
+                why="right under the emulation, and $there in $right cases, but $why" ;;
+            esac
+            printf '%s\t%s\t0\t%s\t%s\t%s\t%s\n' "${f[0]}" "$s" "${f[3]}" "$why" \
+                "$([ "$verdict" = review ] && echo review || echo -)" "$judged_on"
             continue
         else
             why="right under the emulation, but $there ${halted[$s]:-}$wrong of $((right + wrong)) cases wrong; first: $(first_wrong "$s" "$dir/gpu-judge.log")"
@@ -511,6 +556,44 @@ first_wrong() {
         print (($3 == "-") ? "" : $3 ", ") "n = " $4 ", block " $5 ": " $7; exit }' "$2" | head -c 300
 }
 
+# Where tier 2 times a stage: n = 2^24, or 4096 x 4096 for a matrix lab.
+time_size() { [ "$("$build/solutions/$1/run" list=shape)" = matrix ] && echo 4096x4096 || echo '2^24'; }
+
+# What stage $2's time on the GPU (judge log $3's TIME line) says of its
+# idea, against the reference solution's times of lab $1 (its TIME lines,
+# in stage order): nothing when it was not timed; else a line of three
+# tab-separated fields: the verdict, why (- when there is nothing to say),
+# and the time (- when none). The verdict: ok; slow (not faster than
+# halfway, geometrically, between the reference's stage and the stage
+# before it, where the reference gains at least 4 times: a missing idea
+# does not make a kernel faster, and work done for nothing makes it
+# slower); missing (no time recorded); review (a forged record); wrong
+# (its timed run's outputs).
+time_verdict() { # LAB STAGE LOG
+    local ref="$works/reference-$1.tsv"
+    [ -s "$ref" ] || return 0
+    awk -F'\t' -v s="$2" -v n="$(time_size "$1")" '
+        FILENAME == ARGV[1] && $1 == "TIME" && $3 == "timed" { if ($2 == s) { mine = $4; before = last } last = $4; next }
+        FILENAME == ARGV[2] && $1 == "TIME" && $2 == s && status == "" { status = $3; ms = $4; why = $5 }
+        END {
+            if (status == "")
+                exit
+            if (status != "timed") {
+                print (status == "untimed" ? "missing" : status) "\t" (why == "" ? "-" : why) "\t-"
+                exit
+            }
+            time = sprintf("%.3f ms at n = %s, the reference solution %s", ms, n,
+                           mine == "" ? "not timed" : sprintf("%.3f ms", mine))
+            if (mine != "" && before != "" && mine > 0 && before / mine >= 4 && ms > sqrt(before * mine))
+                printf "slow\tits time on the GPU, %s, is over %.3f ms, halfway (geometrically) between " \
+                       "that and the reference'"'"'s stage before, %.3f ms: what this stage adds does not " \
+                       "show in its time, as its idea would; flagged for review\t%s\n", time,
+                       sqrt(before * mine), before, time
+            else
+                print "ok\t-\t" time
+        }' "$ref" "$3"
+}
+
 grade_one() { # SUBMISSION: every lab, one after another
     local sub=${1%/} base name shown
     base=${sub##*/} # as it is: basename's $(...) would drop a trailing newline
@@ -527,7 +610,16 @@ grade_one() { # SUBMISSION: every lab, one after another
     : > "$out/$name/.done" # every lab graded: what a grading through Slurm counts
     echo "grade: $shown: $(awk -F'\t' '{ t += $3; m += $4 } END { print t " of " m }' "$out/$name"/*/score.tsv)"
 }
-export -f grade_one grade_lab gpu_lab sandbox_stage region_stage blank_stages judge judged stage_ids cases points technique_share technique_of first_wrong frame cap \
+# Tier 2 on a GPU: the reference solution's stages timed first, on this GPU,
+# at the size, block and seed the submissions' are timed at (time_size).
+if [ -n "${TIER1:-}" ] && [ "$EMU" != 1 ]; then
+    for lab in "${labs[@]}"; do
+        [ -x "$build/gpu/solutions/$lab/run" ] &&
+            "$build/gpu/solutions/$lab/run" time=all n="$(time_size "$lab")" block=256 seed="$seed" \
+                > "$works/reference-$lab.tsv" 2>> "$out/judges.log"
+    done
+fi
+export -f grade_one grade_lab gpu_lab time_size time_verdict sandbox_stage region_stage blank_stages judge judged stage_ids cases points technique_share technique_of first_wrong frame cap \
     out_name shown_name
 export build out here submissions seed weights pristine works judged_on
 export LABS_LIST="${labs[*]}"
