@@ -145,6 +145,7 @@ check-grade:
 	+@tests/grade/inputs-test.sh
 	+@tests/grade/gradescope-test.sh
 	+@tests/grade/modes.sh
+	+@tests/grade/gpu-time-test.sh
 
 # The student copy: the committed tree less the instructors' folders
 # (authoring/dist.sh), into DIST= (default build/dist). Its Classroom

@@ -163,7 +163,7 @@ fi
 # The judges and the pristine tree, once, here (grade.sh with no one to grade);
 # its .how says where the kernels run and the sandbox, for the reports.
 mkdir -p "$state/empty"
-prepared=$(SEED=$seed grading/grade.sh "$build" "$state/empty" "$state/prepare" "${labs[@]}" 2>&1) ||
+prepared=$(SEED=$seed GPU_ARCH=$gpu_arch grading/grade.sh "$build" "$state/empty" "$state/prepare" "${labs[@]}" 2>&1) ||
     { echo "$prepared"; exit 1; }
 grep -v 'so nobody was graded' <<< "$prepared"
 
