@@ -432,7 +432,9 @@ gpu_lab() { # NAME LAB
             # reference (a record sealed with a key for this run alone),
             # where the GPU tier has the reference's times
             read -r right wrong < <(judged "$s" "$dir/gpu-judge.log")
-            [ -s "$works/reference-$lab.tsv" ] && [ "$wrong" -eq 0 ] && [ "$right" -ge "$cases_n" ] || continue
+            if [ ! -s "$works/reference-$lab.tsv" ] || [ "$wrong" -ne 0 ] || [ "$right" -lt "$cases_n" ]; then
+                continue
+            fi
             limit=$(( gpu_left / 1000 < each ? gpu_left / 1000 : each ))
             [ "$limit" -ge 1 ] || continue
             local key n

@@ -49,14 +49,16 @@ row() { awk -F'\t' -v s="$2" '$2 == s' "$1/$lab/score.tsv"; }
 # tier 2: every stage of the solution kept, timed
 for s in 1 2 3 4; do
     r=$(row "$work/t2/good" "$s")
-    [ "$(cut -f3 <<< "$r")" = 1 ] && [[ $(cut -f5 <<< "$r") == *"ms at n = 2^24, the reference solution"* ]] ||
+    if [ "$(cut -f3 <<< "$r")" != 1 ] || [[ $(cut -f5 <<< "$r") != *"ms at n = 2^24, the reference solution"* ]]; then
         fail "the solution's stage $s, in tier 2: $r"
+    fi
 done
 # ... and the chain's stage 4 taken back, flagged, said why
 r=$(row "$work/t2/chain" 4)
-[ "$(cut -f3 <<< "$r")" = 0 ] && [ "$(cut -f6 <<< "$r")" = slow ] &&
-    [[ $(cut -f5 <<< "$r") == *"does not show in its time"* ]] ||
+if [ "$(cut -f3 <<< "$r")" != 0 ] || [ "$(cut -f6 <<< "$r")" != slow ] ||
+    [[ $(cut -f5 <<< "$r") != *"does not show in its time"* ]]; then
     fail "the chain's stage 4 kept its point in tier 2, or lacks its reason: $r"
+fi
 grep -q 'scan-large-arrays 4 (slow on the GPU: review)' "$work/t2/grades.csv" ||
     fail "grades.csv does not flag the chain's stage 4: $(cat "$work/t2/grades.csv")"
 for s in 1 2 3; do
