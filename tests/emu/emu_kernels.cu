@@ -1402,14 +1402,14 @@ __device__ int device_values[64];
 __global__ void device_variable_kernel(int *out, const int *in)
 {
     __shared__ int words[32];
-    unsigned lane = threadIdx.x;
-    device_values[lane] = in[lane];
+    unsigned t = threadIdx.x;
+    device_values[t] = in[t];
     __syncwarp();
-    int v = __shfl_sync(0xffffffffu, device_values[31 - lane], 0);
-    words[lane] = v;
+    int v = __shfl_sync(0xffffffffu, device_values[31 - t], 0);
+    words[t] = v;
     __syncwarp();
-    if (lane == 0) {
-        int sum = in[32 + lane];
+    if (t == 0) {
+        int sum = in[32];
         for (int k = 0; k < 32; k++)
             sum += words[k];
         out[0] = sum;

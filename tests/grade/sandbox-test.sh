@@ -6,7 +6,8 @@
 # (nobody). A fixture that cannot hold in a mode is skipped, saying why.
 # Besides the ways out: files it must not read (default-deny), the
 # toolchain it must run, a CPU hog's share and its cgroups, gone after it.
-# About a minute and a half on 2 cores.
+# As root, all of it again on a kernel without Landlock, as a seccomp
+# filter makes one. About two minutes on 2 cores.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 sandbox=${SANDBOX_SCRIPT:-$(pwd)/grading/sandbox.sh} self=$(pwd)/tests/grade/sandbox-test.sh
@@ -405,6 +406,54 @@ if [ "${1:-}" = --other ]; then # as the other user: $2 the folder, $3 for socke
     all_modes "$2"
     exit $status
 fi
+# The same as root, on a kernel without Landlock (one built without it
+# answers its calls ENOSYS), which without-landlock makes of this one: $2
+# the folder, $3 for sockets, then the planted files. Each mode must say
+# "no Landlock here", or the test tested nothing.
+if [ "${1:-}" = --without-landlock ]; then
+    who="$(id -un), without Landlock" probe=$2/../probe rundir=$3 planted=("${@:4}")
+    for sandbox_mode in "" none; do
+        mkdir -p "$2/say" && dir=$2/say && sb -- "$2/say" 10 -- true
+        [[ $out == *"no Landlock here"* ]] ||
+            { echo "sandbox-test: $who: the sandbox still finds Landlock (SANDBOX=$sandbox_mode): $out"; exit 1; }
+    done
+    all_modes "$2"
+    exit $status
+fi
+
+# without-landlock COMMAND...: COMMAND on a kernel whose Landlock calls
+# (444 to 446 on every architecture) answer ENOSYS, through a seccomp
+# filter its children inherit
+without_landlock_source() {
+    cat << 'EOF'
+#include <errno.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+int main(int argc, char **argv)
+{
+    struct sock_filter f[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+        BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 444, 0, 2),
+        BPF_JUMP(BPF_JMP | BPF_JGT | BPF_K, 446, 1, 0),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    };
+    struct sock_fprog program = {sizeof f / sizeof f[0], f};
+    if (argc < 2 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+        prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program) != 0) {
+        perror("without-landlock");
+        return 126;
+    }
+    execvp(argv[1], argv + 1);
+    perror(argv[1]);
+    return 127;
+}
+EOF
+}
 
 top=$(mktemp -d /var/tmp/sandbox-test.XXXXXX) rundir=/run/sandbox-test.$$
 trap 'rm -rf "$top" "$rundir" "/srv/sandbox-test.$$" "/opt/sandbox-test.$$"' EXIT
@@ -433,6 +482,13 @@ if [ "$(id -u)" = 0 ]; then
         cp "$self" "$top/copy/tests/grade/" && chown -R 65534:65534 "$top/copy" || exit 1
     setpriv --reuid=65534 --regid=65534 --clear-groups -- env SANDBOX_SCRIPT="$top/copy/grading/sandbox.sh" \
         "$top/copy/tests/grade/sandbox-test.sh" --other "$top/other" "$rundir" "${planted[@]}" || status=1
+    if without_landlock_source | cc -O -x c -o "$top/without-landlock" - 2> /dev/null; then
+        mkdir "$top/no-landlock" &&
+            "$top/without-landlock" "$self" --without-landlock "$top/no-landlock" "$rundir" "${planted[@]}" ||
+            status=1
+    else
+        echo "sandbox-test: without Landlock: skipped: its seccomp wrapper does not build here"
+    fi
     # every cgroup a sandbox made is gone with it, however it ended
     while read -r c; do
         grep -qxF "$c" <<< "$cgroups_before" || kill -0 "${c##*-}" 2> /dev/null ||
