@@ -241,10 +241,20 @@ static void read_message(const char *message, struct failure *f)
     snprintf(r->way, sizeof r->way, "%.*s", (int)strcspn(message, "\n"), message);
 }
 
+/* The signals a crashed test dies of, by name: sigabbrev_np would need
+ * glibc 2.32, which older lab machines (Ubuntu 20.04) and musl lack. */
 static const char *signal_name(int sig)
 {
-    const char *name = sigabbrev_np(sig);
-    return name ? name : "?";
+    static const struct {
+        int sig;
+        const char *name;
+    } names[] = {{SIGSEGV, "SEGV"}, {SIGBUS, "BUS"},   {SIGFPE, "FPE"},   {SIGILL, "ILL"},
+                 {SIGABRT, "ABRT"}, {SIGKILL, "KILL"}, {SIGTERM, "TERM"}, {SIGALRM, "ALRM"},
+                 {SIGTRAP, "TRAP"}, {SIGXCPU, "XCPU"}, {SIGPIPE, "PIPE"}, {SIGSYS, "SYS"}};
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+        if (names[k].sig == sig)
+            return names[k].name;
+    return "?";
 }
 
 static size_t collect(const struct criterion_suite_stats *ss, struct failure *f)

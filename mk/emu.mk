@@ -11,15 +11,22 @@ ifeq ($(EMU),1)
   # $(BUILD)/cuh, which is searched before their own folders; and the CUDA
   # headers the emulation lacks (common/emu/not-provided, each naming itself)
   # before the system's folders, where a toolkit's own would be half-read.
-  EMUFLAGS  = -std=c++17 -O2 -g -Wall -Wno-unknown-pragmas -DWORKBOOK_EMU -Icommon/emu \
-              -Icommon/emu/not-provided -I$(BUILD)/cuh -pthread
+  # clang writes DWARF 4, whose file names binutils' addr2line (symbols.cpp)
+  # reads right for a #line'd template too.
+  EMU_CLANG := $(if $(findstring clang,$(shell $(CXX) --version 2> /dev/null | head -n 1)),1)
+  EMUFLAGS  = -std=c++17 -O2 -g $(if $(EMU_CLANG),-gdwarf-4) -Wall -Wno-unknown-pragmas -DWORKBOOK_EMU \
+              -Icommon/emu -Icommon/emu/not-provided -I$(BUILD)/cuh -pthread
   # and its library headers (cooperative groups, CUB) in folders of their own
   COMMON_H += $(filter-out %.cpp %.awk %/README,$(shell find common/emu -mindepth 2 -type f))
   # Kernels get a call before each load and store (common/emu/access.cpp answers
   # them): the checks for races and out-of-bounds accesses; and one before a
   # shift by the value's width or more, which a GPU and a CPU do differently
   # (common/emu/undefined.cpp).
-  EMU_CHECKS = -fsanitize=thread,shift-exponent --param tsan-distinguish-volatile=1 -fstack-clash-protection
+  # Volatile accesses (flags) reach access.cpp as such: gcc's --param, clang's
+  # -mllvm spelling of the same switch; and clang must not leave out a read
+  # that a write to the same word follows (x++: the race report needs both).
+  EMU_VOLATILE = $(if $(EMU_CLANG),-mllvm -tsan-distinguish-volatile=1 -mllvm -tsan-instrument-read-before-write=1,--param tsan-distinguish-volatile=1)
+  EMU_CHECKS = -fsanitize=thread,shift-exponent $(EMU_VOLATILE) -fstack-clash-protection
   LDLIBS    = -pthread -lm
   CU_TOOL   = $(BUILD)/rewrite $(addprefix $(BUILD)/cuh/,$(notdir $(SHARED_CUH)))
   CU_REWRITE = $(BUILD)/rewrite # what it makes of a .cu file changes with it

@@ -11,7 +11,8 @@
 # and REPORTS, the folder where each lab's report in that format goes.
 build=$1 tree=$2
 shift 2
-export SEED=${SEED:-$(( $(date +%s%N) / 1000 % 1000000 ))} STAGE VARIANT WORKBOOK_MAKE_ARGS
+# a seed from the clock: seconds (BSD date, as on a Mac, has no %N) and bash's RANDOM
+export SEED=${SEED:-$(( ($(date +%s) * 1000 + RANDOM % 1000) % 1000000 ))} STAGE VARIANT WORKBOOK_MAKE_ARGS
 summaries=$(mktemp -d "${TMPDIR:-/tmp}/workbook.XXXXXX")
 trap 'rm -rf "$summaries"' EXIT
 status=0

@@ -13,6 +13,8 @@
 
 #include <link.h>
 
+#include <cstring>
+
 namespace emu {
 
 /* The program's writable static data, where a kernel's __device__
@@ -132,6 +134,38 @@ void __tsan_volatile_write2(void *p) { access(p, 2, true, VOLATILE, PC); }
 void __tsan_volatile_write4(void *p) { access(p, 4, true, VOLATILE, PC); }
 void __tsan_volatile_write8(void *p) { access(p, 8, true, VOLATILE, PC); }
 void __tsan_volatile_write16(void *p) { access(p, 16, true, VOLATILE, PC); }
+/* The address a copy's store is counted at: its load's, less one, still
+ * within the call (symbols.cpp looks one byte before a return address), so
+ * that the two are two instructions to the counts, at one line. */
+#define STORE_PC ((const char *)PC - 1)
+
+/* cuda_runtime.h's copy of a vector type (a float4): one access each way,
+ * at the kernel's line */
+void emu_vector_copy(void *to, const void *from, unsigned long size)
+{
+    access((void *)from, size, false, PLAIN, PC);
+    access(to, size, true, PLAIN, STORE_PC);
+    memcpy(to, from, size);
+}
+/* clang hands a kernel's memcpy, memmove and memset to these (gcc calls the
+ * C library's, unseen): the bytes they read and write are accesses too */
+void *__tsan_memcpy(void *to, const void *from, unsigned long size)
+{
+    access((void *)from, size, false, PLAIN, PC);
+    access(to, size, true, PLAIN, STORE_PC);
+    return memcpy(to, from, size);
+}
+void *__tsan_memmove(void *to, const void *from, unsigned long size)
+{
+    access((void *)from, size, false, PLAIN, PC);
+    access(to, size, true, PLAIN, STORE_PC);
+    return memmove(to, from, size);
+}
+void *__tsan_memset(void *to, int c, unsigned long size)
+{
+    access(to, size, true, PLAIN, PC);
+    return memset(to, c, size);
+}
 void __tsan_read_range(void *p, unsigned long size) { access(p, size, false, PLAIN, PC); }
 void __tsan_write_range(void *p, unsigned long size) { access(p, size, true, PLAIN, PC); }
 void __tsan_vptr_read(void **) {}

@@ -212,12 +212,22 @@ unsigned atomicInc(unsigned *p, unsigned limit);
 /* A copy of one is a single access of all its bytes, as a GPU makes it: the
  * CPU's compiler would split a member-wise copy into its members, and the
  * emulation would count a float4's load as four (counts.cpp). */
+/* A vector type's copy as one access of all its bytes, one load and one
+ * store, as a GPU's. The compilers would not keep it whole (clang loads
+ * only the fields a kernel reads, four loads for a float4), so the copy is
+ * the emulation's own, which reports both accesses (access.cpp), inlined
+ * so that each copy in a kernel has an address, and a line, of its own. */
+extern "C" void emu_vector_copy(void *to, const void *from, unsigned long size);
+template <typename T> __attribute__((always_inline)) inline void emu_copy_whole(T *to, const T *from)
+{
+    emu_vector_copy((void *)to, (const void *)from, sizeof(T));
+}
 #define EMU_VECTOR_COPY(T)                                                                        \
     T() = default;                                                                                \
-    T(const T &o) { __builtin_memcpy((void *)this, (const void *)&o, sizeof(T)); }                \
-    T &operator=(const T &o)                                                                      \
+    __attribute__((always_inline)) T(const T &o) { emu_copy_whole(this, &o); }                   \
+    __attribute__((always_inline)) T &operator=(const T &o)                                       \
     {                                                                                             \
-        __builtin_memcpy((void *)this, (const void *)&o, sizeof(T));                              \
+        emu_copy_whole(this, &o);                                                                 \
         return *this;                                                                             \
     }
 #define EMU_VECTOR2(T, E, ALIGN)                                                                  \

@@ -120,7 +120,7 @@ static const struct technique techniques[] = {
                       {launches, AT_MOST, 1, "more than one launch"}}},
     {"4b", "four b", {{0}}},
     {"10", "ten", {{0}}},
-    {NULL},
+    {0},
 };
 #define TABLES(facts_rows) \
     .name = "fake", .stages = stages, .library = &library, .facts = facts_rows, \
@@ -163,7 +163,7 @@ Test(lab_tables, refuse_facts_for_a_stage_the_table_lacks,
 Test(lab_tables, refuse_two_stages_of_one_id,
      .exit_code = 2, .init = cr_redirect_stderr)
 {
-    static const struct stage twice[] = {{"1", "one", NULL}, {"1", "one again", NULL}, {NULL}};
+    static const struct stage twice[] = {{"1", "one", NULL}, {"1", "one again", NULL}, {0}};
     const struct lab lab = {.name = "fake", .stages = twice, .techniques = techniques};
     lab_check(&lab);
 }
@@ -171,7 +171,7 @@ Test(lab_tables, refuse_two_stages_of_one_id,
 Test(lab_tables, refuse_a_stage_without_a_technique, .exit_code = 2, .init = cr_redirect_stderr)
 {
     static const struct technique three[] = {
-        {"1", "one", {{0}}}, {"4a", "four a", {{0}}}, {"4b", "four b", {{0}}}, {NULL}};
+        {"1", "one", {{0}}}, {"4a", "four a", {{0}}}, {"4b", "four b", {{0}}}, {0}};
     struct lab lab = {TABLES(rows)};
     lab.techniques = three;
     lab_check(&lab);
@@ -182,7 +182,7 @@ Test(lab_tables, refuse_a_trait_that_says_not_what_is_missing, .exit_code = 2,
 {
     static const struct technique mute[] = {{"1", "one", {{launches, AT_MOST, 1, NULL}}},
                                             {"4a", "a", {{0}}}, {"4b", "b", {{0}}},
-                                            {"10", "ten", {{0}}}, {NULL}};
+                                            {"10", "ten", {{0}}}, {0}};
     struct lab lab = {TABLES(rows)};
     lab.techniques = mute;
     lab_check(&lab);

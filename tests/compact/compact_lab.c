@@ -50,7 +50,7 @@ static const struct facts compact_facts[] = {
     {"4b", .whole_warps = true, .reach = TILES, .lane_values = 4, LOOKED_BACK},
 #undef LOOKED_BACK
     {"lib", .whole_warps = true, .lane_values = 1, .ordered_by = ANY_ORDER},
-    {NULL},
+    {0},
 };
 
 /* Values are distinct (for n up to 2^24), so a value found in the output
@@ -436,7 +436,7 @@ static const struct technique compact_techniques[] = {
 #undef PUBLISHED
 #undef ONE_TICKET
 #undef SINGLE_PASS
-    {NULL},
+    {0},
 };
 
 const struct lab compact_lab = {

@@ -259,7 +259,7 @@ static const struct technique histogram_techniques[] = {
      {PRIVATE, {load_requests_per_element, AT_MOST, 1.0 / 384, "the loads are not 16 bytes a "
                                                                "thread"}}},
 #undef PRIVATE
-    {NULL},
+    {0},
 };
 
 const struct lab histogram_lab = {

@@ -165,7 +165,7 @@ static const struct technique map_techniques[] = {
                                         "from n"}}},
 #undef STRIDED
 #undef VECTORS
-    {NULL},
+    {0},
 };
 
 const struct lab map_lab = {

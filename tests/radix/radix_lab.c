@@ -363,10 +363,10 @@ static const struct technique radix_techniques[] = {
                                                             "its counts first"}}},
     {"5", "keys that fit one tile sorted by one block",
      {{launches, AT_MOST, 1, "more than one launch for keys that fit one tile"}}},
-    {NULL},
+    {0},
 };
 /* Stage 5's idea shows only where the keys fit one tile (256 x ITEMS3). */
-static const struct technique_case radix_technique_cases[] = {{"5", {"4099", 256}}, {NULL}};
+static const struct technique_case radix_technique_cases[] = {{"5", {"4099", 256}}, {0}};
 
 const struct lab radix_lab = {
     .name = "radix",

@@ -298,7 +298,7 @@ static const struct technique reduce_techniques[] = {
 #undef WARP_UNROLLED
 #undef NO_ATOMICS
 #undef A_TREE
-    {NULL},
+    {0},
 };
 
 const struct lab reduce_lab = {

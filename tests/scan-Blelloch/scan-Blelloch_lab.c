@@ -86,7 +86,7 @@ static const struct technique scan_Blelloch_techniques[] = {
        "every value goes through the shared tree: a thread's values are not scanned in "
        "registers first"}}},
 #undef PADDED
-    {NULL},
+    {0},
 };
 
 const struct lab scan_Blelloch_lab = {

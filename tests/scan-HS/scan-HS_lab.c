@@ -80,7 +80,7 @@ static const struct technique scan_HS_techniques[] = {
        "a thread loads a value after its first shuffle or barrier: its loads are not all "
        "made first, so they are not all in flight at once"}}},
 #undef WARP_SCANS
-    {NULL},
+    {0},
 };
 
 const struct lab scan_HS_lab = {

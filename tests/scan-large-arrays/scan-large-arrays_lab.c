@@ -79,7 +79,7 @@ static const struct technique scan_large_arrays_techniques[] = {
      {SINGLE_PASS, {flag_stores_per_block, AT_LEAST, 1.5, "a tile publishes only its prefix: "
                                                           "not its total first"}}},
 #undef SINGLE_PASS
-    {NULL},
+    {0},
 };
 
 const struct lab scan_large_arrays_lab = {

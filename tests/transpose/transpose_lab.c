@@ -302,13 +302,13 @@ static const struct technique transpose_techniques[] = {
       PADDED}},
 #undef TILED
 #undef PADDED
-    {NULL},
+    {0},
 };
 
 /* Stage 6 is counted where out's rows start inside a line (511 floats a
  * row), as every odd shape's do; 256x288's rows are whole lines. */
 static const struct technique_case transpose_technique_cases[] = {{"6", {"511x289", 256}},
-                                                                   {NULL}};
+                                                                   {0}};
 
 const struct lab transpose_lab = {
     .name = "transpose",
