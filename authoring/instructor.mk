@@ -6,7 +6,7 @@
 
 .PHONY: skeletons check-skeletons prove mutants soak diff grade check-grade dist check-dist \
         deps-slurm check-grade-slurm record \
-        gradescope check-bench check-pdf check-scripts check-figures
+        gradescope check-bench check-pdf check-scripts check-figures check-platforms
 
 # The skeletons as the solutions make them today, file by file: what
 # labs/ should hold, and what `make check` proves the tests fail on. They
@@ -104,6 +104,12 @@ soak:
 DIFF_BASE = $(if $(filter skeleton,$(AGAINST)),$(SKELETONS),solutions)
 diff: $(if $(filter skeleton,$(AGAINST)),$(SKELETON_FILES))
 	@for lab in $(SELECTED); do diff -ru -x ANSWERS.md $(DIFF_BASE)/$$lab $(SRC)/$$lab; done; true
+
+# The same verdicts from clang (a Mac's compiler) as from gcc, under the
+# emulation: its own tests, and make test on every lab's solution and
+# skeleton at one seed (SEED=, default 5), line for line (tests/platforms).
+check-platforms:
+	+@tests/platforms/platforms-test.sh $(SEED)
 
 # make grade SUBMISSIONS=dir: every folder in dir, each in a sandbox, judged
 # by this checkout's own binaries (grading/grade.sh says how). OUT= where the
@@ -205,6 +211,7 @@ help::
 	@echo "                           judged by this checkout's own binaries: grades/summary.md, .csv"
 	@echo "      OUT=grades WEIGHTS=grading/weights.txt JOBS=cores SEED=...   (LAB= some labs)"
 	@echo "  make check-grade          the grader against submissions built to attack it"
+	@echo "  make check-platforms      clang's verdicts against gcc's, under the emulation, line for line"
 	@echo "  make gradescope          Gradescope's autograder.zip: make grade on each upload, no GPU"
 	@echo "  make pdf                 the whole course as one PDF, $(PDF), to print or post"
 	@echo "                           (make deps-pdf installs weasyprint, librsvg and poppler's tools)"
