@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# platforms-test.sh [SEED]: the same verdicts from another compiler. Under
+# platforms-test.sh [SEED]: the same verdicts from another compiler, and a
+# clone with Windows line ends that is not one. Under
 # the CPU emulation, built with clang (a Mac's compiler) and with gcc, at
 # one seed: the emulation's own tests must pass, and make test must print
 # the same lines for every lab's solution and for every lab's skeleton
@@ -8,13 +9,26 @@
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 seed=${1:-5}
+status=0
+# A clone by Git for Windows converts line ends to CRLF (core.autocrlf):
+# .gitattributes must keep every text file LF, or WSL stops at bash\r
+if [ -d .git ]; then
+    crlf=$(mktemp -d "${TMPDIR:-/tmp}/crlf.XXXXXX")
+    git clone -q -c core.autocrlf=true . "$crlf/clone" &&
+        found=$(cd "$crlf/clone" && git ls-files -z | xargs -0 grep -Il $'\r' -- 2> /dev/null | head -n 3)
+    if [ -n "${found:-}" ]; then
+        echo "platforms-test: a clone with core.autocrlf=true has CRLF lines: $found"; status=1
+    else
+        echo "platforms-test: a clone with core.autocrlf=true (Git for Windows) has LF lines only"
+    fi
+    rm -rf "$crlf"
+fi
 if ! command -v clang++ > /dev/null || ! command -v clang > /dev/null; then
     echo "platforms-test: clang is not installed (apt install clang): nothing compared"
     exit 1
 fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/platforms.XXXXXX")
 [ -n "${KEEP:-}" ] || trap 'rm -rf "$work"' EXIT
-status=0
 clang=(CC=clang CXX=clang++ BUILD=build/clang)
 
 if make -s build/clang/emutest EMU=1 "${clang[@]}" > "$work/emutest-build.log" 2>&1 &&
