@@ -20,13 +20,14 @@ ifeq ($(EMU),1)
   COMMON_H += $(filter-out %.cpp %.awk %/README,$(shell find common/emu -mindepth 2 -type f))
   # Kernels get a call before each load and store (common/emu/access.cpp answers
   # them): the checks for races and out-of-bounds accesses; and one before a
-  # shift by the value's width or more, which a GPU and a CPU do differently
+  # shift by the value's width or more, which a GPU and a CPU do differently,
+  # and before an integer division by zero, which traps on x86-64 alone
   # (common/emu/undefined.cpp).
   # Volatile accesses (flags) reach access.cpp as such: gcc's --param, clang's
   # -mllvm spelling of the same switch; and clang must not leave out a read
   # that a write to the same word follows (x++: the race report needs both).
   EMU_VOLATILE = $(if $(EMU_CLANG),-mllvm -tsan-distinguish-volatile=1 -mllvm -tsan-instrument-read-before-write=1,--param tsan-distinguish-volatile=1)
-  EMU_CHECKS = -fsanitize=thread,shift-exponent $(EMU_VOLATILE) -fstack-clash-protection
+  EMU_CHECKS = -fsanitize=thread,shift-exponent,integer-divide-by-zero $(EMU_VOLATILE) -fstack-clash-protection
   LDLIBS    = -pthread -lm
   CU_TOOL   = $(BUILD)/rewrite $(addprefix $(BUILD)/cuh/,$(notdir $(SHARED_CUH)))
   CU_REWRITE = $(BUILD)/rewrite # what it makes of a .cu file changes with it

@@ -243,6 +243,9 @@ std::string where(unsigned thread, const void *pc);
 std::string block_where(const block_runner &r, unsigned thread, const void *pc);
 std::string block_where(const block_runner &r, const calls &in, const void *pc);
 std::string thread_name(unsigned thread);
+/* what a thread that divides an integer by zero is told (faults.cpp): WHO,
+ * as where() says it, and AT, as at_line() */
+std::string divides_by_zero(const std::string &who, const std::string &at);
 std::string block_name(const dim3 &grid, unsigned long long id); /* "block (3, 0, 0)" */
 unsigned workers();
 extern unsigned long long launches; /* kernels launched so far (counts.cpp reads it) */

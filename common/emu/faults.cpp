@@ -67,6 +67,13 @@ bool map_stack(block_runner &r, unsigned s)
 
 /* SIGILL too: where the compiler proves undefined behaviour (a division by
  * a zero it can see) it may put an instruction that traps. */
+std::string divides_by_zero(const std::string &who, const std::string &at)
+{
+    return who + " divides an integer by zero" + at +
+           ". A GPU gives a meaningless number instead of stopping: is the divisor a count or a "
+           "size that can be 0?";
+}
+
 static const int WATCHED[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL};
 static struct sigaction usual[4];
 
@@ -170,10 +177,12 @@ std::string crash_report(const block_runner &r, unsigned t)
         return who + " used more than its " + std::to_string(STACK_BYTES / 1024) + " KB stack" + at +
                ": a large local array, or recursion too deep? Keep large arrays in shared or "
                "global memory";
+    if (c.signal == SIGFPE && c.code == FPE_INTDIV)
+        return divides_by_zero(who, at);
     if (c.signal == SIGFPE)
-        return who + (c.code == FPE_INTDIV ? " divides an integer by zero" : " makes an arithmetic fault") +
-               at + ". A GPU gives a meaningless number instead of stopping: is the divisor a "
-                    "count or a size that can be 0?";
+        return who + " makes an arithmetic fault" + at +
+               ". A GPU gives a meaningless number instead of stopping: is the divisor a count or "
+               "a size that can be 0, or the most negative integer divided by -1?";
     if (c.signal == SIGILL)
         return who + " runs an instruction that traps" + at +
                ": the compiler put it where it proved undefined behaviour, such as a division "

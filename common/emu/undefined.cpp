@@ -1,8 +1,9 @@
 /* undefined.cpp: what C++ leaves undefined, and a GPU and a CPU then do
  * differently, stops a kernel instead of giving the CPU's answer.
  *
- * Kernels are compiled with -fsanitize=shift-exponent, without the
- * sanitizer's library: the compiler calls the handler below when a shift's
+ * Kernels are compiled with -fsanitize=shift-exponent (and
+ * integer-divide-by-zero, below), without the sanitizer's library: the
+ * compiler calls the handler below when a shift's
  * count is negative or not below the width of the value shifted. A GPU
  * shifts every bit out (1u << 32 == 0), an x86 CPU shifts by the count
  * modulo the width (1u << 32 == 1), so code that is right on one is wrong
@@ -58,10 +59,20 @@ void shift_out_of_bounds(const shift_data *d, uintptr_t count, const void *pc)
                      ", and handle the case of a whole width apart (a wider type, or a test)");
 }
 
+/* A division by zero traps on x86-64 (faults.cpp reports the signal) but
+ * not on arm64, which gives 0: -fsanitize=integer-divide-by-zero asks here
+ * first, on every machine. */
+void divided_by_zero(const void *pc)
+{
+    if (emu::block_runner *r = emu::runner)
+        emu::stop_kernel(emu::divides_by_zero(emu::where(r->current, pc), emu::at_line(pc)));
+}
+
 } // namespace
 
-
 extern "C" {
+void __ubsan_handle_divrem_overflow(const void *, uintptr_t, uintptr_t) { divided_by_zero(PC); }
+void __ubsan_handle_divrem_overflow_abort(const void *, uintptr_t, uintptr_t) { divided_by_zero(PC); }
 void __ubsan_handle_shift_out_of_bounds(const shift_data *d, uintptr_t value, uintptr_t count)
 {
     (void)value;
