@@ -107,7 +107,8 @@ diff: $(if $(filter skeleton,$(AGAINST)),$(SKELETON_FILES))
 
 # The same verdicts from clang (a Mac's compiler) as from gcc, under the
 # emulation: its own tests, and make test on every lab's solution and
-# skeleton at one seed (SEED=, default 5), line for line (tests/platforms).
+# skeleton at one seed (SEED=, default 5), line for line (tests/platforms);
+# CLANG=clang-16 compares that version.
 check-platforms:
 	+@tests/platforms/platforms-test.sh $(SEED)
 

@@ -87,7 +87,7 @@ static void enter(void *caller, const void *pc)
         in.at[in.depth] = caller;
     in.depth++;
     if ((char *)__builtin_frame_address(0) < r->stack_floor)
-        stack_overflow(pc);
+        stack_overflow(pc, caller);
 }
 
 static void leave()

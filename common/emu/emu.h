@@ -336,7 +336,9 @@ void tell_block_end(const block_runner &r);
 bool reserve_stacks(block_runner &r);
 bool map_stack(block_runner &r, unsigned stack); /* before the stack's first use */
 void watch_faults();
-[[noreturn]] void stack_overflow(const void *pc);
+/* pc: where the function that ran out began; caller: the call to it, whose
+ * line a report names where pc has none (clang 16's prologues) */
+[[noreturn]] void stack_overflow(const void *pc, const void *caller);
 std::string crash_report(const block_runner &r, unsigned thread);
 
 } // namespace emu

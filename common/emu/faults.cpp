@@ -150,9 +150,9 @@ void watch_faults()
     (void)watching;
 }
 
-void stack_overflow(const void *pc)
+void stack_overflow(const void *pc, const void *caller)
 {
-    runner->crashed = {STACK_OVERFLOW, 0, nullptr, pc, nullptr, 0};
+    runner->crashed = {STACK_OVERFLOW, 0, caller, pc, nullptr, 0};
     abandon_thread();
 }
 
@@ -172,6 +172,8 @@ std::string crash_report(const block_runner &r, unsigned t)
     std::string who = where(t, c.pc), at = at_line(c.pc);
     const char *verb = c.access == 2 ? "writes" : c.access == 1 ? "reads" : "reads or writes";
     const char *bottom = r.stacks + r.fibers[t].stack * STACK_SLOT + STACK_GUARD;
+    if (c.signal == STACK_OVERFLOW && at.empty())
+        at = at_line(c.address); /* the call that ran out */
     if (c.signal == STACK_OVERFLOW || (c.sp && c.sp < bottom) ||
         (p >= r.stacks && p < r.stacks + STACK_SLOT * MAX_THREADS))
         return who + " used more than its " + std::to_string(STACK_BYTES / 1024) + " KB stack" + at +

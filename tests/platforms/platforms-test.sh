@@ -5,7 +5,8 @@
 # one seed: the emulation's own tests must pass, and make test must print
 # the same lines for every lab's solution and for every lab's skeleton
 # (each stage's summary, and the first report of each failing stage).
-# Build folders of their own (build/clang), so gcc's build is not touched.
+# Build folders of their own (build/clang), so gcc's build is not touched;
+# CLANG=clang-16 compares that version.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 seed=${1:-5}
@@ -23,25 +24,28 @@ if [ -d .git ]; then
     fi
     rm -rf "$crlf"
 fi
-if ! command -v clang++ > /dev/null || ! command -v clang > /dev/null; then
-    echo "platforms-test: clang is not installed (apt install clang): nothing compared"
+# CLANG=clang-16 tries another version (its clang++-16 beside it)
+cc=${CLANG:-clang} cxx=${CLANG:-clang}
+cxx=${cxx/clang/clang++}
+if ! command -v "$cxx" > /dev/null || ! command -v "$cc" > /dev/null; then
+    echo "platforms-test: $cc is not installed (apt install clang): nothing compared"
     exit 1
 fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/platforms.XXXXXX")
 [ -n "${KEEP:-}" ] || trap 'rm -rf "$work"' EXIT
-clang=(CC=clang CXX=clang++ BUILD=build/clang)
+clang=(CC="$cc" CXX="$cxx" BUILD="build/$cc")
 
-if make -s build/clang/emutest EMU=1 "${clang[@]}" > "$work/emutest-build.log" 2>&1 &&
-    build/clang/emutest --short-filename > "$work/emutest.log" 2>&1; then
-    echo "platforms-test: clang: the emulation's own tests: $(tail -n 1 "$work/emutest.log" | sed 's/^\[====\] //')"
+if make -s "build/$cc/emutest" EMU=1 "${clang[@]}" > "$work/emutest-build.log" 2>&1 &&
+    "build/$cc/emutest" --short-filename > "$work/emutest.log" 2>&1; then
+    echo "platforms-test: $cc: the emulation's own tests: $(tail -n 1 "$work/emutest.log" | sed 's/^\[====\] //')"
 else
     tail -n 20 "$work/emutest-build.log" "$work/emutest.log"
-    echo "platforms-test: the emulation's own tests fail under clang"
+    echo "platforms-test: the emulation's own tests fail under $cc"
     status=1
 fi
 
 # What make test prints, less the build's own lines and its folder's name
-printed() { grep -v '^compiling ' "$1" | sed -e 's|build/clang/|BUILD/|g' -e 's|build/emu/|BUILD/|g'; }
+printed() { grep -v '^compiling ' "$1" | sed -e "s|build/$cc/|BUILD/|g" -e 's|build/emu/|BUILD/|g'; }
 for tree in solutions skeletons; do
     solution=$([ $tree = solutions ] && echo SOLUTION=1)
     # shellcheck disable=SC2086 # SOLUTION=1, or nothing
@@ -52,11 +56,11 @@ for tree in solutions skeletons; do
     if [ "$stages" -eq 0 ]; then
         echo "platforms-test: $tree: gcc's make test printed no stage"; status=1
     elif ! diff <(printed "$work/gcc-$tree.log") <(printed "$work/clang-$tree.log") > "$work/$tree.diff"; then
-        echo "platforms-test: $tree: clang's make test differs from gcc's at SEED=$seed:"
+        echo "platforms-test: $tree: $cc's make test differs from gcc's at SEED=$seed:"
         head -n 30 "$work/$tree.diff"
         status=1
     else
-        echo "platforms-test: $tree: gcc and clang print the same $(wc -l < "$work/gcc-$tree.log") lines at SEED=$seed ($stages stages)"
+        echo "platforms-test: $tree: gcc and $cc print the same $(wc -l < "$work/gcc-$tree.log") lines at SEED=$seed ($stages stages)"
     fi
 done
 exit $status
