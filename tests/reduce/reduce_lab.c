@@ -257,7 +257,7 @@ static const struct technique reduce_techniques[] = {
                                       "as a tree in shared memory"}
 /* a tree's depth: three shared accesses a level and two more, 26 in a block of 256 (21 with
  * the last warp unrolled); a thread that sums the block's values alone, 16 bytes at a
- * time, makes 64 */
+ * time, makes 67 */
 #define A_TREE                                                                              \
     {busiest_thread_shared_accesses, AT_MOST, 32,                                           \
      "one thread makes over 32 shared-memory accesses: the block's values are summed one "  \

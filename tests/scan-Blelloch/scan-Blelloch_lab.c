@@ -79,7 +79,7 @@ static const struct technique scan_Blelloch_techniques[] = {
      {PADDED, {shared_stores_per_element, AT_MOST, 0.13, "the down phase swaps and adds: "
                                                          "Blelloch's, not Brent-Kung's"}}},
     /* a tree over the threads' totals takes 0.09 shared requests a value; one over every
-     * value, eight a thread, 0.29 */
+     * value, eight a thread, 0.34 */
     {"4", "eight values a thread, scanned in registers first",
      {{elements_per_thread, AT_LEAST, 6, "each thread holds one or two values"},
       {shared_requests_per_element, AT_MOST, 0.18,
