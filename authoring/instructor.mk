@@ -6,7 +6,7 @@
 
 .PHONY: skeletons check-skeletons prove mutants soak diff grade check-grade dist check-dist \
         deps-slurm check-grade-slurm record \
-        gradescope check-bench check-pdf check-scripts check-figures check-platforms
+        gradescope check-bench check-pdf check-scripts check-figures check-platforms deps-arm64
 
 # The skeletons as the solutions make them today, file by file: what
 # labs/ should hold, and what `make check` proves the tests fail on. They
@@ -105,12 +105,19 @@ DIFF_BASE = $(if $(filter skeleton,$(AGAINST)),$(SKELETONS),solutions)
 diff: $(if $(filter skeleton,$(AGAINST)),$(SKELETON_FILES))
 	@for lab in $(SELECTED); do diff -ru -x ANSWERS.md $(DIFF_BASE)/$$lab $(SRC)/$$lab; done; true
 
-# The same verdicts from clang (a Mac's compiler) as from gcc, under the
+# The same verdicts on another platform as from gcc here, under the
 # emulation: its own tests, and make test on every lab's solution and
-# skeleton at one seed (SEED=, default 5), line for line (tests/platforms);
-# CLANG=clang-16 compares that version.
+# skeleton at one seed (SEED=, default 5), line for line (tests/platforms).
+# PLATFORM=clang (a Mac's compiler; the default; clang-16 that version) or
+# arm64 (gcc's cross compiler under qemu-user); LABS= a few labs only.
 check-platforms:
-	+@tests/platforms/platforms-test.sh $(SEED)
+	+@PLATFORM=$(PLATFORM) LABS='$(LABS)' tests/platforms/platforms-test.sh $(SEED)
+
+# arm64 on this machine, for make check-platforms PLATFORM=arm64: Debian's
+# cross compiler and qemu-user, and arm64's Criterion unpacked in build/.
+deps-arm64:
+	@tools/deps.sh "$(NVCC)" aarch64-linux-gnu-g++=g++-aarch64-linux-gnu qemu-aarch64=qemu-user
+	@tests/platforms/arm64-root.sh build/arm64-root
 
 # make grade SUBMISSIONS=dir: every folder in dir, each in a sandbox, judged
 # by this checkout's own binaries (grading/grade.sh says how). OUT= where the

@@ -54,9 +54,12 @@ $(BUILD)/common/emu/%.o: common/emu/%.cpp $(wildcard common/emu/*.h)
 	@mkdir -p $(@D)
 	$(Q)$(CXX) $(EMUFLAGS) -c $< -o $@
 
+# The rewriter runs here, while the build does: HOSTCC compiles it where CC
+# is a cross compiler (arm64's, for a test under qemu).
+HOSTCC ?= $(CC)
 $(BUILD)/rewrite: common/emu/rewrite.c
 	@mkdir -p $(@D)
-	$(Q)$(CC) -std=c11 -O2 -Wall -Wextra -o $@ $<
+	$(Q)$(HOSTCC) -std=c11 -O2 -Wall -Wextra -o $@ $<
 
 vpath %.cuh common $(FAMILY_DIRS)
 $(BUILD)/cuh/%.cuh: %.cuh $(BUILD)/rewrite

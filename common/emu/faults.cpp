@@ -98,13 +98,26 @@ static void registers(const void *context, crash &c)
 #endif
 }
 
-/* 1 read, 2 write, 0 unknown: a page fault's error code tells on x86-64 */
+/* 1 read, 2 write, 0 unknown: a page fault's error code tells on x86-64;
+ * on arm64 the faulting instruction itself (qemu-user, which runs arm64
+ * builds here, leaves out the kernel's record of the fault). In arm64's
+ * loads and stores, bit 22 clear means a store, except in the register
+ * forms' sign-extending loads (bit 23 set), and atomics do both. */
 static int access_of(int sig, const void *context)
 {
 #if defined(__x86_64__)
     const ucontext_t *uc = (const ucontext_t *)context;
     if (sig == SIGSEGV && uc->uc_mcontext.gregs[REG_TRAPNO] == 14)
         return uc->uc_mcontext.gregs[REG_ERR] & 2 ? 2 : 1;
+#elif defined(__aarch64__) && defined(__linux__)
+    const ucontext_t *uc = (const ucontext_t *)context;
+    unsigned op = *(const unsigned *)uc->uc_mcontext.pc;
+    auto bits = [op](int high, int low) { return op >> low & ((1u << (high - low + 1)) - 1); };
+    bool load_or_store = bits(27, 27) == 1 && bits(25, 25) == 0;
+    bool register_form = bits(29, 28) == 3, general = bits(26, 26) == 0;
+    bool atomic = register_form && bits(24, 24) == 0 && bits(21, 21) == 1 && bits(11, 10) == 0;
+    if (sig == SIGSEGV && load_or_store && !atomic)
+        return bits(22, 22) || (register_form && general && bits(23, 23)) ? 1 : 2;
 #endif
     (void)sig;
     (void)context;

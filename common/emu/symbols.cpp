@@ -92,6 +92,23 @@ static frame parse(std::string function, std::string place)
     return {function == "??" ? "" : function, file, unknown ? "" : place};
 }
 
+/* The program's file, as addr2line must open it. The link in /proc names it,
+ * but under qemu-user (an arm64 build on an x86-64 machine) the process that
+ * addr2line sees is qemu: only this process's own reading of the link, which
+ * qemu answers, names the program. A rebuilt or deleted file falls back on
+ * /proc's link, which still opens the one that runs. */
+static std::string program_file()
+{
+    char path[4096];
+    ssize_t length = readlink("/proc/self/exe", path, sizeof path - 1);
+    if (length > 0) {
+        path[length] = 0;
+        if (access(path, R_OK) == 0)
+            return path;
+    }
+    return "/proc/" + std::to_string(getpid()) + "/exe";
+}
+
 /* addr2line's arguments for a code address: its object file and the
  * address in that file's terms */
 static bool object_of(const void *pc, std::string &file, size_t &address)
@@ -103,7 +120,7 @@ static bool object_of(const void *pc, std::string &file, size_t &address)
     /* the program itself: its name may have changed (Criterion renames the
      * processes that run tests) */
     if (dladdr((void *)&object_of, &self) && self.dli_fbase == info.dli_fbase)
-        file = "/proc/" + std::to_string(getpid()) + "/exe";
+        file = program_file();
     address = (size_t)pc - 1; /* pc is a return address: the call is before it */
     if (((const ElfW(Ehdr) *)info.dli_fbase)->e_type != ET_EXEC)
         address -= (size_t)info.dli_fbase;

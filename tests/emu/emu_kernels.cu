@@ -786,6 +786,11 @@ __global__ void store_through(int *p)
     p[threadIdx.x] = 1; /* LINE: store through a wild pointer */
 }
 
+__global__ void load_through(const int *p, int *out)
+{
+    out[threadIdx.x] = p[threadIdx.x]; /* LINE: load through a wild pointer */
+}
+
 /* the divisors come from memory, zeros: a compiler that saw a constant 0
  * would trap (SIGILL) instead of dividing */
 __global__ void divide(int *out, const int *by)
@@ -863,6 +868,8 @@ const char *emu_crash(int what, int *then_ok)
     munmap(gone, page); /* an address no memory is at */
     if (what == CRASH_WILD_POINTER)
         store_through<<<1, 32>>>((int *)gone);
+    else if (what == CRASH_WILD_READ)
+        load_through<<<1, 32>>>((const int *)gone, out);
     else if (what == CRASH_DIVISION)
         divide<<<1, 32>>>(out, in);
     else if (what == CRASH_LOCAL_ARRAY || what == CRASH_HUGE_LOCAL_ARRAY)

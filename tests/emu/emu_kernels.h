@@ -56,6 +56,7 @@ const char *emu_far_store(int n, int far);
 const char *emu_use_after_free(int n);
 enum crash_kind {
     CRASH_WILD_POINTER,
+    CRASH_WILD_READ,
     CRASH_DIVISION,
     CRASH_LOCAL_ARRAY,
     CRASH_HUGE_LOCAL_ARRAY,

@@ -681,6 +681,14 @@ Test(emu, reports_a_store_through_a_wild_pointer, TIMEOUT)
                                   "where no memory is mapped", NULL});
 }
 
+/* which of the two, read from the fault itself (arm64: its instruction) */
+Test(emu, reports_a_load_through_a_wild_pointer, TIMEOUT)
+{
+    expect_crash(CRASH_WILD_READ,
+                 (const char *[]){"kernel load_through, block (0, 0, 0), ", "thread 0 reads address 0x",
+                                  at_line("load through a wild pointer"), "where no memory is mapped", NULL});
+}
+
 Test(emu, reports_an_integer_division_by_zero, TIMEOUT)
 {
     char what[300];

@@ -1,16 +1,30 @@
 #!/usr/bin/env bash
-# platforms-test.sh [SEED]: the same verdicts from another compiler, and a
-# clone with Windows line ends that is not one. Under
-# the CPU emulation, built with clang (a Mac's compiler) and with gcc, at
-# one seed: the emulation's own tests must pass, and make test must print
-# the same lines for every lab's solution and for every lab's skeleton
-# (each stage's summary, and the first report of each failing stage).
-# Build folders of their own (build/clang), so gcc's build is not touched;
-# CLANG=clang-16 compares that version.
+# platforms-test.sh [SEED]: the same verdicts on another platform, and a
+# clone with Windows line ends that is not one. Under the CPU emulation,
+# built for PLATFORM and with gcc on this machine, at one seed: the
+# emulation's own tests must pass, and make test must print the same lines
+# for every lab's solution and skeleton (each stage's summary, and the
+# first report of each failing stage).
+#
+# PLATFORM=clang (a Mac's compiler; the default), or clang-16 (that
+# version, its clang++-16 beside it), or arm64: gcc's cross compiler, each
+# binary run under qemu-user (make deps-arm64 installs them). LABS="map
+# reduce" compares those labs only. Build folders of their own
+# (build/<platform>), so gcc's build is not touched.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 seed=${1:-5}
-status=0
+platform=${PLATFORM:-clang}
+status=0 registered=
+say() { echo "platforms-test: $platform: $*"; }
+work=$(mktemp -d "${TMPDIR:-/tmp}/platforms.XXXXXX")
+# shellcheck disable=SC2317 # run by the trap
+cleanup() { # the logs (KEEP=1 keeps them), and qemu's registration if ours
+    [ -n "${KEEP:-}" ] || rm -rf "$work"
+    [ -z "$registered" ] || echo -1 > "$registered"
+}
+trap cleanup EXIT
+
 # A clone by Git for Windows converts line ends to CRLF (core.autocrlf):
 # .gitattributes must keep every text file LF, or WSL stops at bash\r
 if [ -d .git ]; then
@@ -24,43 +38,84 @@ if [ -d .git ]; then
     fi
     rm -rf "$crlf"
 fi
-# CLANG=clang-16 tries another version (its clang++-16 beside it)
-cc=${CLANG:-clang} cxx=${CLANG:-clang}
-cxx=${cxx/clang/clang++}
-if ! command -v "$cxx" > /dev/null || ! command -v "$cc" > /dev/null; then
-    echo "platforms-test: $cc is not installed (apt install clang): nothing compared"
-    exit 1
-fi
-work=$(mktemp -d "${TMPDIR:-/tmp}/platforms.XXXXXX")
-[ -n "${KEEP:-}" ] || trap 'rm -rf "$work"' EXIT
-clang=(CC="$cc" CXX="$cxx" BUILD="build/$cc")
 
-if make -s "build/$cc/emutest" EMU=1 "${clang[@]}" > "$work/emutest-build.log" 2>&1 &&
-    "build/$cc/emutest" --short-filename > "$work/emutest.log" 2>&1; then
-    echo "platforms-test: $cc: the emulation's own tests: $(tail -n 1 "$work/emutest.log" | sed 's/^\[====\] //')"
+# What the other platform's make needs, and a word for what runs it
+case $platform in
+clang*)
+    cc=$platform cxx=${platform/clang/clang++}
+    if ! command -v "$cxx" > /dev/null || ! command -v "$cc" > /dev/null; then
+        say "$cxx is not installed (apt install clang): nothing compared"; exit 1
+    fi
+    other=(CC="$cc" CXX="$cxx")
+    ;;
+arm64)
+    root=${ARM64_ROOT:-build/arm64-root} lib=/usr/lib/aarch64-linux-gnu
+    if ! command -v aarch64-linux-gnu-g++ > /dev/null || ! command -v qemu-aarch64 > /dev/null ||
+        [ ! -e "$root$lib/libcriterion.so" ]; then
+        say "the cross compiler, qemu-user or arm64's Criterion in $root is missing (make deps-arm64): nothing compared"
+        exit 1
+    fi
+    # arm64 binaries run through the kernel's binfmt_misc, qemu their
+    # interpreter: Criterion starts each test by running its own file again
+    binfmt=/proc/sys/fs/binfmt_misc
+    if ! grep -qs 'qemu-aarch64' "$binfmt"/*; then
+        [ -e "$binfmt/register" ] || mount -t binfmt_misc binfmt_misc "$binfmt" 2> /dev/null
+        magic='\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02\x00\xb7\x00'
+        mask='\xff\xff\xff\xff\xff\xff\xff\x00\xff\xff\xff\xff\xff\xff\xff\xff\xfe\xff\xff\xff'
+        if ! printf ':workbook-aarch64:M::%s:%s:%s:F' "$magic" "$mask" "$(command -v qemu-aarch64)" \
+            > "$binfmt/register" 2> /dev/null; then
+            say "arm64 binaries cannot run here: registering qemu-aarch64 with binfmt_misc needs root"
+            exit 1
+        fi
+        registered=$binfmt/workbook-aarch64
+    fi
+    # arm64's libraries, Criterion's included, come from the unpacked root
+    export QEMU_LD_PREFIX=$root
+    libs="$root$lib:$root/lib/aarch64-linux-gnu"
+    other=(HOSTCC="${CC:-gcc}" CC=aarch64-linux-gnu-gcc CXX=aarch64-linux-gnu-g++
+        CRITERION_CFLAGS="-I$root/usr/include"
+        CRITERION_LIBS="-L$root$lib -Wl,-rpath-link,$libs -lcriterion")
+    # qemu keeps a record of every page the emulation's 64 TiB of device
+    # addresses span: capped, the emulation reserves less
+    ulimit -v $((16 * 1024 * 1024))
+    ;;
+*)
+    echo "platforms-test: PLATFORM=$platform: the platforms compared are clang (or clang-16, ...) and arm64"
+    exit 1
+    ;;
+esac
+build=build/$platform
+other+=(BUILD="$build")
+
+if make -s "$build/emutest" EMU=1 "${other[@]}" > "$work/emutest-build.log" 2>&1 &&
+    "$build/emutest" --short-filename > "$work/emutest.log" 2>&1; then
+    say "the emulation's own tests: $(tail -n 1 "$work/emutest.log" | sed 's/^\[====\] //')"
 else
     tail -n 20 "$work/emutest-build.log" "$work/emutest.log"
-    echo "platforms-test: the emulation's own tests fail under $cc"
+    say "the emulation's own tests fail"
     status=1
 fi
 
 # What make test prints, less the build's own lines and its folder's name
-printed() { grep -v '^compiling ' "$1" | sed -e "s|build/$cc/|BUILD/|g" -e 's|build/emu/|BUILD/|g'; }
+printed() { grep -v '^compiling ' "$1" | sed -e "s|$build/|BUILD/|g" -e 's|build/emu/|BUILD/|g'; }
+labs=${LABS:+LAB="$LABS"}
 for tree in solutions skeletons; do
     solution=$([ $tree = solutions ] && echo SOLUTION=1)
-    # shellcheck disable=SC2086 # SOLUTION=1, or nothing
-    make -s test EMU=1 SEED="$seed" $solution > "$work/gcc-$tree.log" 2>&1
+    # shellcheck disable=SC2086 # SOLUTION=1, or nothing; LAB=..., or nothing
+    make -s test EMU=1 SEED="$seed" $solution ${labs:+"$labs"} > "$work/gcc-$tree.log" 2>&1
+    start=$SECONDS
     # shellcheck disable=SC2086
-    make -s test EMU=1 SEED="$seed" $solution "${clang[@]}" > "$work/clang-$tree.log" 2>&1
+    make -s test EMU=1 SEED="$seed" $solution ${labs:+"$labs"} "${other[@]}" > "$work/other-$tree.log" 2>&1
+    took=$((SECONDS - start))
     stages=$(grep -c '^  stage ' "$work/gcc-$tree.log")
     if [ "$stages" -eq 0 ]; then
-        echo "platforms-test: $tree: gcc's make test printed no stage"; status=1
-    elif ! diff <(printed "$work/gcc-$tree.log") <(printed "$work/clang-$tree.log") > "$work/$tree.diff"; then
-        echo "platforms-test: $tree: $cc's make test differs from gcc's at SEED=$seed:"
+        say "$tree: gcc's make test printed no stage"; status=1
+    elif ! diff <(printed "$work/gcc-$tree.log") <(printed "$work/other-$tree.log") > "$work/$tree.diff"; then
+        say "$tree: make test differs from gcc's at SEED=$seed:"
         head -n 30 "$work/$tree.diff"
         status=1
     else
-        echo "platforms-test: $tree: gcc and $cc print the same $(wc -l < "$work/gcc-$tree.log") lines at SEED=$seed ($stages stages)"
+        say "$tree: the same $(wc -l < "$work/gcc-$tree.log") lines as gcc's at SEED=$seed ($stages stages${LABS:+ of $LABS}; ${took} s)"
     fi
 done
 exit $status
