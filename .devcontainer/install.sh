@@ -12,8 +12,7 @@ user=$1
 here=$(cd "$(dirname "$0")" && pwd)
 # Debian's names: a compiler and make (build-essential), git with the
 # certificates it checks an https remote against, sudo
-sh "$here/../tools/deps.sh" /usr/local/cuda/bin/nvcc g++=build-essential make=build-essential \
-    git="git ca-certificates" sudo
+sh "$here/../tools/deps.sh" /usr/local/cuda/bin/nvcc g++=build-essential git="git ca-certificates" sudo
 useradd --create-home --shell /bin/bash --uid 1000 "$user"
 echo "$user ALL=(ALL) NOPASSWD: ALL" > "/etc/sudoers.d/$user"
 chmod 0440 "/etc/sudoers.d/$user"

@@ -62,6 +62,7 @@ say "the Dockerfile installs through install.sh alone; devcontainer.json builds 
 command -v debootstrap > /dev/null || PATH=$PATH:/usr/sbin
 command -v debootstrap > /dev/null ||
     { say "not run past here: debootstrap is missing (make deps-devcontainer installs it)"; exit 1; }
+chroot=$(PATH=$PATH:/usr/sbin command -v chroot) # root's command: env -i below would not find it
 mirror=${MIRROR:-http://deb.debian.org/debian}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/devcontainer.XXXXXX") && sys=$tmp/root
 mounts=()
@@ -76,7 +77,7 @@ cleanup() {
 trap cleanup EXIT
 mount_in() { mkdir -p "$sys$2" && mount "${@:3}" "$1" "$sys$2" && mounts+=("$sys$2"); }
 # in_root [ARGS...]: a command in the root with an empty environment, as a RUN line has
-in_root() { env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root chroot "$sys" "$@"; }
+in_root() { env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root "$chroot" "$sys" "$@"; }
 
 started=$(date +%s)
 say "debootstrap: a minimal Debian 12 from $mirror"
@@ -123,7 +124,7 @@ chown -R "$uid:$gid" "$sys/workspaces"
 as_user() {
     # shellcheck disable=SC2086 # json_env is NAME=VALUE words
     env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="/home/$user" USER="$user" $json_env \
-        chroot --userspec="$uid:$gid" "$sys" /bin/bash -c "cd $workspace && $1"
+        "$chroot" --userspec="$uid:$gid" "$sys" /bin/bash -c "cd $workspace && $1"
 }
 t0=$(date +%s)
 as_user "make deps" > "$tmp/deps.log" 2>&1 || fail "make deps fails in the container: $(cat "$tmp/deps.log")"
