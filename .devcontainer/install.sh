@@ -11,8 +11,10 @@ set -eu
 user=$1
 here=$(cd "$(dirname "$0")" && pwd)
 # Debian's names: a compiler and make (build-essential), git with the
-# certificates it checks an https remote against, sudo
-sh "$here/../tools/deps.sh" /usr/local/cuda/bin/nvcc g++=build-essential git="git ca-certificates" sudo
+# certificates it checks an https remote against, sudo, and shellcheck,
+# which the instructors' make check reads every script with
+sh "$here/../tools/deps.sh" /usr/local/cuda/bin/nvcc g++=build-essential git="git ca-certificates" \
+    sudo shellcheck
 useradd --create-home --shell /bin/bash --uid 1000 "$user"
 echo "$user ALL=(ALL) NOPASSWD: ALL" > "/etc/sudoers.d/$user"
 chmod 0440 "/etc/sudoers.d/$user"

@@ -98,7 +98,9 @@ Suites: bookworm-security
 Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 SOURCES
+# what Docker gives a container: the host's resolver, a hosts file naming it
 cp /etc/resolv.conf "$sys/etc/resolv.conf"
+printf '127.0.0.1\tlocalhost %s\n' "$(hostname)" > "$sys/etc/hosts"
 if ! { mount_in proc /proc -t proc && mount_in /dev /dev --bind &&
        mount_in devpts /dev/pts -t devpts && mount_in tmpfs /dev/shm -t tmpfs; }; then
     fail "could not mount /proc and /dev in the root"; exit 1
