@@ -9,8 +9,8 @@
 # patches of them), the tests of those (tests/grade, tests/mutants: lines
 # of the solutions, tests/bench, tests/dist, tests/handouts, tests/deps,
 # tests/devcontainer) and this repository's CI (.ci, and the macOS
-# workflow, which tests the solutions). README.md loses what lies between <!-- instructors -->
-# and <!-- /instructors --> lines.
+# workflow, which tests the solutions). README.md loses what lies between
+# <!-- instructors --> and <!-- /instructors --> lines.
 #
 # A course released in parts (make dist LABS=map,reduce,histogram) gets
 # only the labs named: the others' labs/<lab>/, tests/<lab>/, handout and
