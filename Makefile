@@ -341,7 +341,7 @@ help::
 	@echo "        as Criterion does, to $(BUILD)/reports/<lab>.xml (.json, .tap)"
 	@echo "  TESTFLAGS=--verbose (any of Criterion's own options) for the test binaries"
 	@[ -z "$(STUDENT_COPY)" ] || echo "  make check               the kit's own checks: every lab builds, the harness's tests pass"
-	@echo "  make deps                install Criterion, pandoc and gnuplot (apt)"
+	@echo "  make deps                install Criterion, pandoc and gnuplot (apt; Homebrew on a Mac)"
 
 # The instructors' part: not in the student copy, nor in a tree without the
 # solutions; there a target of theirs gets one line instead of make's own.

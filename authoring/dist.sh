@@ -7,9 +7,10 @@
 # (what makes and proves the kit, the Makefile's instructors' part
 # included), notebook/ (experiments and runs: kernels of the graded stages,
 # patches of them), the tests of those (tests/grade, tests/mutants: lines
-# of the solutions, tests/bench, tests/dist, tests/handouts) and this
-# repository's CI. README.md loses what lies between <!-- instructors -->
-# and <!-- /instructors --> lines.
+# of the solutions, tests/bench, tests/dist, tests/handouts, tests/deps,
+# tests/devcontainer) and this repository's CI (.ci, and the macOS
+# workflow, which tests the solutions). README.md loses what lies between
+# <!-- instructors --> and <!-- /instructors --> lines.
 #
 # A course released in parts (make dist LABS=map,reduce,histogram) gets
 # only the labs named: the others' labs/<lab>/, tests/<lab>/, handout and
@@ -32,7 +33,8 @@ git archive --format=tar HEAD | tar -x -C "$dir/$name"
 mkdir -p "$dir/$name/.github/workflows"
 grading/classroom.sh grading/weights.txt "$bins" "$@" > "$dir/$name/.github/workflows/classroom.yml"
 cd "$dir/$name"
-rm -rf solutions grading authoring notebook .ci tests/grade tests/mutants tests/bench tests/dist tests/handouts
+rm -rf solutions grading authoring notebook .ci tests/grade tests/mutants tests/bench tests/dist tests/handouts \
+    tests/deps tests/devcontainer .github/workflows/macos.yml
 
 # The labs left out, with all that is theirs alone.
 read -ra course <<< "$(sed -n 's/^COURSE *:= *//p' Makefile)"

@@ -6,7 +6,8 @@
 
 .PHONY: skeletons check-skeletons prove mutants soak diff grade check-grade dist check-dist \
         deps-slurm check-grade-slurm record \
-        gradescope check-bench check-pdf check-scripts check-figures check-platforms deps-arm64
+        gradescope check-bench check-pdf check-scripts check-figures check-platforms deps-arm64 \
+        check-deps deps-devcontainer check-devcontainer
 
 # The skeletons as the solutions make them today, file by file: what
 # labs/ should hold, and what `make check` proves the tests fail on. They
@@ -79,7 +80,7 @@ prove: $(PROVEN) $(BUILD)/probe $(EMU_TEST)
 # Without it the check says so, and fails where it must not be missed: in
 # CI (WORKBOOK_MAINTAINER=1).
 SCRIPTS := $(wildcard tools/*.sh grading/*.sh grading/gradescope/* authoring/*.sh tests/*.sh \
-                      tests/*/*.sh .ci/run)
+                      tests/*/*.sh .ci/run .devcontainer/*.sh)
 DEPS_EXTRA += shellcheck
 check-scripts:
 	@if ! command -v shellcheck > /dev/null; then echo "check: the scripts were not checked: \
@@ -118,6 +119,21 @@ check-platforms:
 deps-arm64:
 	@tools/deps.sh "$(NVCC)" aarch64-linux-gnu-g++=g++-aarch64-linux-gnu qemu-aarch64=qemu-user
 	@tests/platforms/arm64-root.sh build/arm64-root
+
+# make deps on the machines it meets (macOS with Homebrew and without,
+# Linux without apt, Debian with apt), each made of stubs: no package is
+# installed (tests/deps, a second).
+check-deps:
+	@tests/deps/deps-test.sh
+
+# The devcontainer (.devcontainer/): its image cannot be built here, where
+# no image registry is reachable, so its Dockerfile's steps are replayed in
+# a fresh Debian 12 root (debootstrap), and a student's first commands run
+# there as its user (tests/devcontainer; root, and Debian's mirror).
+deps-devcontainer:
+	@tools/deps.sh "$(NVCC)" debootstrap
+check-devcontainer:
+	+@tests/devcontainer/devcontainer-test.sh
 
 # make grade SUBMISSIONS=dir: every folder in dir, each in a sandbox, judged
 # by this checkout's own binaries (grading/grade.sh says how). OUT= where the
@@ -220,6 +236,10 @@ help::
 	@echo "      OUT=grades WEIGHTS=grading/weights.txt JOBS=cores SEED=...   (LAB= some labs)"
 	@echo "  make check-grade          the grader against submissions built to attack it"
 	@echo "  make check-platforms      clang's verdicts against gcc's, under the emulation, line for line"
+	@echo "                           (PLATFORM=arm64: gcc's arm64 build under qemu-user; make deps-arm64)"
+	@echo "  make check-deps          make deps on macOS (Homebrew), Debian (apt) and neither, as stubs"
+	@echo "  make check-devcontainer  the devcontainer's install steps in a fresh Debian 12 root, then"
+	@echo "                           make test as its user (root; make deps-devcontainer first)"
 	@echo "  make gradescope          Gradescope's autograder.zip: make grade on each upload, no GPU"
 	@echo "  make pdf                 the whole course as one PDF, $(PDF), to print or post"
 	@echo "                           (make deps-pdf installs weasyprint, librsvg and poppler's tools)"
