@@ -65,10 +65,10 @@ ifneq ($(GPU_PARTITION),)
 endif
 
 # Without a GPU, test, run and the like fall back to the CPU emulation by
-# themselves, as check does (in a student copy, check too); EMU=0 insists
-# on a GPU.
+# themselves (and check, in a student copy or where no nvcc is, as on a
+# Mac); EMU=0 insists on a GPU.
 ifeq ($(origin EMU),undefined)
-  ifneq ($(filter test run build list grade bench record dist $(if $(STUDENT_COPY),check),$(MAKECMDGOALS)),)
+  ifneq ($(filter test run build list grade bench record dist $(if $(STUDENT_COPY),check,$(if $(wildcard $(NVCC)),,check)),$(MAKECMDGOALS)),)
     ifeq ($(ARCH),)
       EMU := 1
       $(info No NVIDIA GPU here (nvidia-smi finds none): running on the CPU emulation, as EMU=1 does.)

@@ -110,9 +110,10 @@ diff: $(if $(filter skeleton,$(AGAINST)),$(SKELETON_FILES))
 # emulation: its own tests, and make test on every lab's solution and
 # skeleton at one seed (SEED=, default 5), line for line (tests/platforms).
 # PLATFORM=clang (a Mac's compiler; the default; clang-16 that version) or
-# arm64 (gcc's cross compiler under qemu-user); LABS= a few labs only.
+# arm64 (gcc's cross compiler under qemu-user); LABS= a few labs only;
+# LARGEST_N= no test of more elements, on both sides.
 check-platforms:
-	+@PLATFORM=$(PLATFORM) LABS='$(LABS)' tests/platforms/platforms-test.sh $(SEED)
+	+@PLATFORM=$(PLATFORM) LABS='$(LABS)' LARGEST_N=$(LARGEST_N) tests/platforms/platforms-test.sh $(SEED)
 
 # arm64 on this machine, for make check-platforms PLATFORM=arm64: Debian's
 # cross compiler and qemu-user, and arm64's Criterion unpacked in build/.
