@@ -17,13 +17,13 @@ set -u
 cd "$(dirname "$0")/../.." || exit 1
 seed=${1:-5}
 platform=${PLATFORM:-clang}
-status=0 registered=
+status=0
 say() { echo "platforms-test: $platform: $*"; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/platforms.XXXXXX")
 # shellcheck disable=SC2317 # run by the trap
 cleanup() { # the logs (KEEP=1 keeps them), and qemu's registration if ours
     [ -n "${KEEP:-}" ] || rm -rf "$work"
-    [ -z "$registered" ] || echo -1 > "$registered"
+    [ "$platform" != arm64 ] || arm64_stop
 }
 trap cleanup EXIT
 
@@ -35,8 +35,12 @@ if [ -d .git ]; then
         found=$(cd "$crlf/clone" && git ls-files -z | xargs -0 grep -Il $'\r' -- 2> /dev/null | head -n 3)
     if [ -n "${found:-}" ]; then
         echo "platforms-test: a clone with core.autocrlf=true has CRLF lines: $found"; status=1
+    elif ! (cd "$crlf/clone" && make -s test EMU=1 LAB=map SOLUTION=1 NVCC_CHECK= SEED="$seed") \
+        > "$crlf/map.log" 2>&1; then
+        tail -n 20 "$crlf/map.log"
+        echo "platforms-test: a clone with core.autocrlf=true does not build or pass map"; status=1
     else
-        echo "platforms-test: a clone with core.autocrlf=true (Git for Windows) has LF lines only"
+        echo "platforms-test: a clone with core.autocrlf=true (Git for Windows) has LF lines only, and builds and passes map"
     fi
     rm -rf "$crlf"
 fi
@@ -51,35 +55,10 @@ clang*)
     other=(CC="$cc" CXX="$cxx")
     ;;
 arm64)
-    root=${ARM64_ROOT:-build/arm64-root} lib=/usr/lib/aarch64-linux-gnu
-    if ! command -v aarch64-linux-gnu-g++ > /dev/null || ! command -v qemu-aarch64 > /dev/null ||
-        [ ! -e "$root$lib/libcriterion.so" ]; then
-        say "the cross compiler, qemu-user or arm64's Criterion in $root is missing (make deps-arm64): nothing compared"
-        exit 1
-    fi
-    # arm64 binaries run through the kernel's binfmt_misc, qemu their
-    # interpreter: Criterion starts each test by running its own file again
-    binfmt=/proc/sys/fs/binfmt_misc
-    if ! grep -qs 'qemu-aarch64' "$binfmt"/*; then
-        [ -e "$binfmt/register" ] || mount -t binfmt_misc binfmt_misc "$binfmt" 2> /dev/null
-        magic='\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02\x00\xb7\x00'
-        mask='\xff\xff\xff\xff\xff\xff\xff\x00\xff\xff\xff\xff\xff\xff\xff\xff\xfe\xff\xff\xff'
-        if ! printf ':workbook-aarch64:M::%s:%s:%s:F' "$magic" "$mask" "$(command -v qemu-aarch64)" \
-            > "$binfmt/register" 2> /dev/null; then
-            say "arm64 binaries cannot run here: registering qemu-aarch64 with binfmt_misc needs root"
-            exit 1
-        fi
-        registered=$binfmt/workbook-aarch64
-    fi
-    # arm64's libraries, Criterion's included, come from the unpacked root
-    export QEMU_LD_PREFIX=$root
-    libs="$root$lib:$root/lib/aarch64-linux-gnu"
-    other=(HOSTCC="${CC:-gcc}" CC=aarch64-linux-gnu-gcc CXX=aarch64-linux-gnu-g++
-        CRITERION_CFLAGS="-I$root/usr/include"
-        CRITERION_LIBS="-L$root$lib -Wl,-rpath-link,$libs -lcriterion")
-    # qemu keeps a record of every page the emulation's 64 TiB of device
-    # addresses span: capped, the emulation reserves less
-    ulimit -v $((16 * 1024 * 1024))
+    # shellcheck source=tests/platforms/arm64.sh
+    . tests/platforms/arm64.sh
+    arm64_start || exit 1
+    other=("${arm64_make[@]}")
     ;;
 *)
     echo "platforms-test: PLATFORM=$platform: the platforms compared are clang (or clang-16, ...) and arm64"
@@ -87,7 +66,7 @@ arm64)
     ;;
 esac
 build=build/$platform
-other+=(BUILD="$build")
+[ "$platform" = arm64 ] || other+=(BUILD="$build")
 
 if make -s "$build/emutest" EMU=1 "${other[@]}" > "$work/emutest-build.log" 2>&1 &&
     "$build/emutest" --short-filename > "$work/emutest.log" 2>&1; then
