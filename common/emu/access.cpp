@@ -20,8 +20,7 @@ namespace emu {
  * accesses are counted as device memory's, though no bounds or races are
  * checked there. */
 static const char *static_lo, *static_hi;
-[[maybe_unused]] static const bool found_static_data =
-    (program_static_data(&static_lo, &static_hi), true);
+[[maybe_unused]] static const bool found_static_data = program_static_data(&static_lo, &static_hi);
 
 /* The checks' fast path: device memory in the array last seen costs two
  * comparisons more than any other access, and its history. */

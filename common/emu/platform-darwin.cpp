@@ -92,13 +92,14 @@ unsigned usable_cores()
 
 /* Image 0 is the program itself; its __DATA segment holds __data, __bss and
  * __common, every writable global. */
-void program_static_data(const char **lo, const char **hi)
+bool program_static_data(const char **lo, const char **hi)
 {
     unsigned long size = 0;
     const uint8_t *data =
         getsegmentdata((const struct mach_header_64 *)_dyld_get_image_header(0), "__DATA", &size);
     *lo = (const char *)data;
     *hi = data ? (const char *)data + size : nullptr;
+    return data != nullptr;
 }
 
 /* ---- faults -------------------------------------------------------------

@@ -120,12 +120,13 @@ static int find_static_data(struct dl_phdr_info *info, size_t, void *range)
     return 1;
 }
 
-void program_static_data(const char **lo, const char **hi)
+bool program_static_data(const char **lo, const char **hi)
 {
     const char *range[2] = {nullptr, nullptr};
     dl_iterate_phdr(find_static_data, range);
     *lo = range[0];
     *hi = range[1];
+    return *lo != nullptr;
 }
 
 /* ---- faults ------------------------------------------------------------- */

@@ -57,8 +57,8 @@ size_t memory_available(); /* what it can still give without swapping, the syste
 unsigned usable_cores();   /* the cores this process may run on (taskset narrows it), 0 if unknown */
 
 /* The program's own writable static data, where the emulation puts a
- * kernel's __device__ variables (ordinary globals here); empty if unknown. */
-void program_static_data(const char **lo, const char **hi);
+ * kernel's __device__ variables (ordinary globals here): false if unknown. */
+bool program_static_data(const char **lo, const char **hi);
 
 /* ---- faults ------------------------------------------------------------- */
 
