@@ -145,13 +145,17 @@ static fault_kind kind_of(int sig, int code)
  * on arm64 the faulting instruction itself (qemu-user, which runs arm64
  * builds here, leaves out the kernel's record of the fault). In arm64's
  * loads and stores, bit 22 clear means a store, except in the register
- * forms' sign-extending loads (bit 23 set), and atomics do both. */
-static int access_of(int sig, const ucontext_t *uc)
+ * forms' sign-extending loads (bit 23 set), and atomics do both. An
+ * instruction fetched from a bad address (a call through a wild pointer)
+ * cannot be read. */
+static int access_of(int sig, const ucontext_t *uc, const void *address)
 {
 #if defined(__x86_64__)
     if (sig == SIGSEGV && uc->uc_mcontext.gregs[REG_TRAPNO] == 14)
         return uc->uc_mcontext.gregs[REG_ERR] & 2 ? 2 : 1;
 #elif defined(__aarch64__)
+    if ((const void *)uc->uc_mcontext.pc == address)
+        return 0;
     unsigned op = *(const unsigned *)uc->uc_mcontext.pc;
     auto bits = [op](int high, int low) { return op >> low & ((1u << (high - low + 1)) - 1); };
     bool load_or_store = bits(27, 27) == 1 && bits(25, 25) == 0;
@@ -162,6 +166,7 @@ static int access_of(int sig, const ucontext_t *uc)
 #endif
     (void)sig;
     (void)uc;
+    (void)address;
     return 0;
 }
 
@@ -170,7 +175,7 @@ bool read_fault(int sig, const siginfo_t *info, const void *context, fault &f)
     if (info->si_code <= 0) /* kill, tgkill, sigqueue */
         return false;
     const ucontext_t *uc = (const ucontext_t *)context;
-    f = {kind_of(sig, info->si_code), info->si_addr, nullptr, nullptr, access_of(sig, uc)};
+    f = {kind_of(sig, info->si_code), info->si_addr, nullptr, nullptr, access_of(sig, uc, info->si_addr)};
 #if defined(__x86_64__)
     f.pc = (const char *)uc->uc_mcontext.gregs[REG_RIP] + 1;
     f.sp = (const char *)uc->uc_mcontext.gregs[REG_RSP];
