@@ -6,8 +6,8 @@
 
 .PHONY: skeletons check-skeletons prove mutants soak diff grade check-grade dist check-dist \
         deps-slurm check-grade-slurm record \
-        gradescope check-bench check-pdf check-scripts check-figures check-platforms deps-arm64 \
-        check-deps deps-devcontainer check-devcontainer
+        gradescope check-bench check-pdf check-scripts check-figures check-platforms check-darwin \
+        deps-arm64 check-deps deps-devcontainer check-devcontainer
 
 # The skeletons as the solutions make them today, file by file: what
 # labs/ should hold, and what `make check` proves the tests fail on. They
@@ -114,6 +114,13 @@ diff: $(if $(filter skeleton,$(AGAINST)),$(SKELETON_FILES))
 # LARGEST_N= no test of more elements, on both sides.
 check-platforms:
 	+@PLATFORM=$(PLATFORM) LABS='$(LABS)' LARGEST_N=$(LARGEST_N) tests/platforms/platforms-test.sh $(SEED)
+
+# The emulation and the harness built for a Mac without one, arm64 and
+# x86-64 (zig's clang and Apple's headers: pip install ziglang), through
+# the rules above: everything compiled, a lab's make run program linked
+# (LAB=, default map; tests/platforms/darwin-compile.sh); nothing run.
+check-darwin:
+	+@tests/platforms/darwin-compile.sh $(firstword $(PICKED))
 
 # arm64 on this machine, for make check-platforms PLATFORM=arm64: Debian's
 # cross compiler and qemu-user, and arm64's Criterion unpacked in build/.
@@ -238,6 +245,8 @@ help::
 	@echo "  make check-grade          the grader against submissions built to attack it"
 	@echo "  make check-platforms      clang's verdicts against gcc's, under the emulation, line for line"
 	@echo "                           (PLATFORM=arm64: gcc's arm64 build under qemu-user; make deps-arm64)"
+	@echo "  make check-darwin        the emulation and the harness compiled and linked for macOS (arm64,"
+	@echo "                           x86-64) without a Mac, by zig (pip install ziglang); nothing run"
 	@echo "  make check-deps          make deps on macOS (Homebrew), Debian (apt) and neither, as stubs"
 	@echo "  make check-devcontainer  the devcontainer's install steps in a fresh Debian 12 root, then"
 	@echo "                           make test as its user (root; make deps-devcontainer first)"

@@ -5,15 +5,45 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <unistd.h>
+#if defined(__linux__)
+#include <sys/prctl.h>
+#elif defined(__APPLE__)
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <sys/event.h>
+#endif
+
+/* The calling process ends when its parent does. */
+#if defined(__linux__)
+static void die_with_parent(void) { prctl(PR_SET_PDEATHSIG, SIGKILL); }
+#elif defined(__APPLE__)
+/* Darwin has no PR_SET_PDEATHSIG: a thread waits for the parent's exit. */
+static void *exit_with(void *parent)
+{
+    struct kevent change, event;
+    int queue = kqueue();
+    EV_SET(&change, (pid_t)(intptr_t)parent, EVFILT_PROC, EV_ADD, NOTE_EXIT, 0, NULL);
+    if (queue >= 0 && kevent(queue, &change, 1, &event, 1, NULL) == 1 &&
+        (!(event.flags & EV_ERROR) || event.data == ESRCH)) /* gone already */
+        _exit(1);
+    return NULL;
+}
+static void die_with_parent(void)
+{
+    pthread_t watcher;
+    if (pthread_create(&watcher, NULL, exit_with, (void *)(intptr_t)getppid()) == 0)
+        pthread_detach(watcher);
+}
+#endif
 
 void before_gpu_test(void)
 {
     /* A test dies with the runner that started it (Ctrl-C, a closed
      * terminal): it may be a kernel that never returns. */
     const char *runner = getenv("WORKBOOK_RUNNER");
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    die_with_parent();
     if (runner && getppid() != (pid_t)atol(runner))
         _exit(1); /* the runner died before the line above */
     if (getenv("WORKBOOK_NO_GPU"))

@@ -685,9 +685,16 @@ bool problem_judge(struct problem *p, const struct stage *s, const char *dir, st
 
 /* ---- will a problem fit? -------------------------------------------------- */
 
-/* Memory this machine can still give, from the kernel's own estimate. */
+/* Memory this machine can still give, from the kernel's own estimate. The
+ * emulation's device memory is this machine's: its runtime asks the system
+ * (common/emu/platform.h), Linux's or a Mac's. */
 static double host_available(void)
 {
+#ifdef WORKBOOK_EMU
+    size_t free_bytes = 0, total = 0;
+    cudaMemGetInfo(&free_bytes, &total);
+    return (double)free_bytes;
+#else
     FILE *f = fopen("/proc/meminfo", "r");
     char line[256];
     double kb = 0;
@@ -697,6 +704,7 @@ static double host_available(void)
     if (f)
         fclose(f);
     return kb * 1024;
+#endif
 }
 
 /* Host and device bytes of one problem: setup sizes every buffer as an

@@ -11,8 +11,6 @@
  * access keeps the common case fast and the checks in one order. */
 #include "memory.h"
 
-#include <link.h>
-
 #include <cstring>
 
 namespace emu {
@@ -22,18 +20,7 @@ namespace emu {
  * accesses are counted as device memory's, though no bounds or races are
  * checked there. */
 static const char *static_lo, *static_hi;
-static int find_static_data(struct dl_phdr_info *info, size_t, void *)
-{
-    for (int k = 0; k < info->dlpi_phnum; k++) {
-        const ElfW(Phdr) &h = info->dlpi_phdr[k];
-        if (h.p_type == PT_LOAD && (h.p_flags & PF_W)) {
-            static_lo = (const char *)(info->dlpi_addr + h.p_vaddr);
-            static_hi = static_lo + h.p_memsz;
-        }
-    }
-    return 1; /* the first object is the program itself */
-}
-[[maybe_unused]] static const int found_static_data = dl_iterate_phdr(find_static_data, nullptr);
+[[maybe_unused]] static const bool found_static_data = program_static_data(&static_lo, &static_hi);
 
 /* The checks' fast path: device memory in the array last seen costs two
  * comparisons more than any other access, and its history. */

@@ -32,7 +32,7 @@ static size_t history_bytes(size_t span) { return span / 4 * EMU_HISTORY_BYTES; 
 static bool reserve_arena()
 {
     for (size_t bytes = (size_t)1 << 46; bytes >= (size_t)1 << 32; bytes /= 2) {
-        void *p = mmap(nullptr, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        void *p = mmap(nullptr, bytes, PROT_NONE, LAZY_MAPPING, -1, 0);
         if (p != MAP_FAILED) {
             arena = (char *)p;
             arena_bytes = bytes;
@@ -57,8 +57,7 @@ void *device_alloc(size_t bytes)
         return nullptr;
     arena_used += margin + span + margin;
     allocation *a = new allocation{p, bytes, p, p + bytes, true, "", 1, bytes};
-    void *h = mmap(nullptr, history_bytes(span), PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    void *h = mmap(nullptr, history_bytes(span), PROT_READ | PROT_WRITE, LAZY_MAPPING, -1, 0);
     a->history = h == MAP_FAILED ? nullptr : (word_history *)h;
 #ifdef MADV_HUGEPAGE
     /* ten bytes of history a byte of array, first touched word by word: in
@@ -87,7 +86,7 @@ bool device_free(void *p)
         return false;
     a->live = false; /* its addresses are never reused, so a late access is caught */
     size_t span = round_up(a->bytes ? a->bytes : 1);
-    mmap(a->begin, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+    mmap(a->begin, span, PROT_NONE, LAZY_MAPPING | MAP_FIXED, -1, 0);
     if (a->history)
         munmap(a->history, history_bytes(span));
     a->history = nullptr;

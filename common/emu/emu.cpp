@@ -19,7 +19,6 @@
 #undef _FORTIFY_SOURCE /* its longjmp check refuses jumps between stacks */
 #include "emu.h"
 
-#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -50,54 +49,6 @@ void fail_launch(const std::string &why)
     if (!aborted.exchange(true))
         failure = text;
 }
-
-/* ---- switches between fibers: SAVE() returns 0, then 1 when JUMP() comes
- * back to the place it saved. glibc's _setjmp and _longjmp do the same and
- * more: its _longjmp walks the thread's cleanup handlers at every jump,
- * which costs a third of a small kernel's time. */
-#if defined(__x86_64__)
-extern "C" int emu_save(place p) __attribute__((returns_twice));
-extern "C" [[noreturn]] void emu_jump(place p);
-asm(R"(
-    .text
-    .globl emu_save
-    .hidden emu_save
-    .type emu_save, @function
-emu_save:
-    movq %rbx, 0(%rdi)
-    movq %rbp, 8(%rdi)
-    movq %r12, 16(%rdi)
-    movq %r13, 24(%rdi)
-    movq %r14, 32(%rdi)
-    movq %r15, 40(%rdi)
-    leaq 8(%rsp), %rdx
-    movq %rdx, 48(%rdi)
-    movq (%rsp), %rdx
-    movq %rdx, 56(%rdi)
-    xorl %eax, %eax
-    ret
-    .size emu_save, .-emu_save
-    .globl emu_jump
-    .hidden emu_jump
-    .type emu_jump, @function
-emu_jump:
-    movq 0(%rdi), %rbx
-    movq 8(%rdi), %rbp
-    movq 16(%rdi), %r12
-    movq 24(%rdi), %r13
-    movq 32(%rdi), %r14
-    movq 40(%rdi), %r15
-    movq 48(%rdi), %rsp
-    movl $1, %eax
-    jmpq *56(%rdi)
-    .size emu_jump, .-emu_jump
-)");
-#define SAVE(p) emu_save(p)
-#define JUMP(p) emu_jump(p)
-#else
-#define SAVE(p) _setjmp(p)
-#define JUMP(p) _longjmp(p, 1)
-#endif
 
 static char *stack_bottom(const block_runner &r, unsigned s)
 {
@@ -244,9 +195,9 @@ static void resume(block_runner &r, unsigned t)
     enter_thread(r, t, f.stack);
     if (SAVE(r.scheduler)) {
         r.in_fiber = false;
-        if (r.crashed.signal) { /* r.current's: t may have handed its stack on */
+        if (r.crashed.kind != NO_FAULT) { /* r.current's: t may have handed its stack on */
             fail_launch(crash_report(r, r.current));
-            r.crashed = crash();
+            r.crashed = fault();
         }
         return; /* the thread waits, or is done */
     }
@@ -263,12 +214,7 @@ static void resume(block_runner &r, unsigned t)
         fail_launch("emulation: cannot map a stack for a kernel thread");
         return;
     }
-    getcontext(&r.start);
-    r.start.uc_stack.ss_sp = bottom;
-    r.start.uc_stack.ss_size = STACK_BYTES - stack_colour(f.stack);
-    r.start.uc_link = nullptr;
-    makecontext(&r.start, stack_main, 0);
-    setcontext(&r.start);
+    run_on_stack(bottom, STACK_BYTES - stack_colour(f.stack), stack_main);
 }
 
 /* ---- warps ------------------------------------------------------------- */
@@ -828,9 +774,8 @@ unsigned workers()
         if (const char *forced = getenv("EMU_WORKERS"))
             if (int n = atoi(forced); n >= 1 && n <= 256)
                 return (unsigned)n;
-        cpu_set_t cores;
-        if (sched_getaffinity(0, sizeof cores, &cores) == 0)
-            return (unsigned)std::max(1, CPU_COUNT(&cores));
+        if (unsigned cores = usable_cores())
+            return cores;
         return std::max(1u, std::thread::hardware_concurrency());
     }();
     return count;

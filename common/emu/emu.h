@@ -3,9 +3,7 @@
 #define EMU_EMU_H
 
 #include "cuda_runtime.h"
-
-#include <setjmp.h>
-#include <ucontext.h>
+#include "platform.h"
 
 #include <string>
 #include <unordered_map>
@@ -33,15 +31,6 @@ const size_t STACK_GUARD = 1024 * 1024;
 const size_t STACK_SLOT = STACK_GUARD + STACK_BYTES;
 /* Calls a fiber records, outermost first, to name its kernel in reports. */
 const unsigned CALLERS = 8;
-
-/* A place to go back to: the callee-saved registers, the stack pointer
- * and the next instruction. On x86-64 emu.cpp saves and restores them
- * itself, elsewhere glibc's _setjmp and _longjmp do. */
-#if defined(__x86_64__)
-typedef void *place[8];
-#else
-typedef jmp_buf place;
-#endif
 
 /* Where a thread stands: running or ready to, waiting for its block, waiting
  * for lanes of its warp, or returned. A thread that spins on a word of device
@@ -112,16 +101,6 @@ struct stack {
     place idle;
 };
 
-/* A kernel thread's crash, caught by faults.cpp. Code addresses in reports
- * are return addresses, one past the instruction meant: pc is too. */
-const int STACK_OVERFLOW = -1; /* signal, when the check at function entry saw it */
-struct crash {
-    int signal, code; /* 0 when none; code is the signal's si_code */
-    const void *address, *pc;
-    const char *sp; /* the stack pointer, or null when unknown */
-    int access;     /* 0 unknown, 1 read, 2 write */
-};
-
 /* The race the detector saw first in this block, or the first that spans
  * two warps: that one shows the fix (__syncthreads(), not __syncwarp()).
  * Until a race turns up, the block's first read of shared memory that no
@@ -169,11 +148,10 @@ struct block_runner {
     char *stacks;      /* one slot per fiber: a guard zone, then the stack */
     char *stack_floor; /* the running fiber's lowest usable address */
     bool in_fiber;     /* a kernel thread runs, so a crash is its */
-    crash crashed;
+    fault crashed;     /* its crash, caught by faults.cpp (kind NO_FAULT if none) */
     fiber fibers[MAX_THREADS];
     stack stacks_of[MAX_THREADS];
     unsigned free_stacks[MAX_THREADS], free_count; /* the last freed is used first */
-    ucontext_t start; /* used once a stack, to enter it */
     place scheduler;
     void (*run)(const void *body);
     const void *body;

@@ -2,8 +2,6 @@
  * answered on the CPU. */
 #include "memory.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -73,7 +71,7 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int)
 {
     memset(p, 0, sizeof *p);
     snprintf(p->name, sizeof p->name, "CPU emulation (%u cores)", workers());
-    p->totalGlobalMem = (size_t)sysconf(_SC_PHYS_PAGES) * (size_t)sysconf(_SC_PAGESIZE);
+    p->totalGlobalMem = memory_total();
     p->sharedMemPerBlock = 48 * 1024;
     p->sharedMemPerBlockOptin = SHARED_DYNAMIC;
     p->multiProcessorCount = (int)sms();
@@ -174,8 +172,8 @@ cudaError_t cudaMemsetAsync(void *ptr, int value, size_t bytes, cudaStream_t)
 }
 cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total_bytes)
 {
-    *total_bytes = (size_t)sysconf(_SC_PHYS_PAGES) * (size_t)sysconf(_SC_PAGESIZE);
-    *free_bytes = (size_t)sysconf(_SC_AVPHYS_PAGES) * (size_t)sysconf(_SC_PAGESIZE);
+    *total_bytes = memory_total();
+    *free_bytes = memory_available();
     return cudaSuccess;
 }
 

@@ -46,11 +46,9 @@ static size_t dynamic_element = 4;
 
 void prepare_shared(block_runner &r)
 {
-    r.shared = (unsigned char *)mmap(nullptr, SHARED, PROT_READ | PROT_WRITE,
-                                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    r.shared = (unsigned char *)mmap(nullptr, SHARED, PROT_READ | PROT_WRITE, LAZY_MAPPING, -1, 0);
     r.records = (word_record *)mmap(nullptr, SHARED / 4 * sizeof(word_record),
-                                    PROT_READ | PROT_WRITE,
-                                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+                                    PROT_READ | PROT_WRITE, LAZY_MAPPING, -1, 0);
     if (r.shared == MAP_FAILED || r.records == MAP_FAILED) {
         fprintf(stderr, "emulation: cannot map shared memory\n");
         exit(1);

@@ -1,5 +1,6 @@
 /* symbols.cpp: the names and source lines in reports, read from the
- * program's debug information by addr2line (binutils), once per address.
+ * program's debug information (platform.h's inlined_at: addr2line on
+ * Linux, atos on a Mac), once per address.
  *
  * At a code address, addr2line -i gives the chain of functions inlined
  * there, innermost first. A kernel thread's calls, outermost first, are
@@ -8,9 +9,6 @@
  * not, launched by name or through a pointer. */
 #include "emu.h"
 
-#include <dlfcn.h>
-#include <elf.h>
-#include <link.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -79,52 +77,15 @@ static std::string identifier(const std::string &name)
     return colons == std::string::npos ? b : b.substr(colons + 2);
 }
 
-static frame parse(std::string function, std::string place)
+/* A level as reports use it: the file relative to the working directory
+ * when under it, and "file:42" */
+static frame frame_of(const code_place &p)
 {
-    function = function.substr(0, function.find('\n'));
-    place = place.substr(0, place.find_first_of(" \n"));
+    std::string file = p.file;
     char here[4096];
-    if (getcwd(here, sizeof here) && place.rfind(std::string(here) + "/", 0) == 0)
-        place = place.substr(strlen(here) + 1); /* tests/emu/emu_kernels.cu:42 */
-    size_t colon = place.rfind(':');
-    std::string file = place.substr(0, colon), number = place.substr(colon + 1);
-    bool unknown = colon == std::string::npos || file == "??" || number == "?" || number == "0";
-    return {function == "??" ? "" : function, file, unknown ? "" : place};
-}
-
-/* The program's file, as addr2line must open it. The link in /proc names it,
- * but under qemu-user (an arm64 build on an x86-64 machine) the process that
- * addr2line sees is qemu: only this process's own reading of the link, which
- * qemu answers, names the program. A rebuilt or deleted file falls back on
- * /proc's link, which still opens the one that runs. */
-static std::string program_file()
-{
-    char path[4096];
-    ssize_t length = readlink("/proc/self/exe", path, sizeof path - 1);
-    if (length > 0) {
-        path[length] = 0;
-        if (access(path, R_OK) == 0)
-            return path;
-    }
-    return "/proc/" + std::to_string(getpid()) + "/exe";
-}
-
-/* addr2line's arguments for a code address: its object file and the
- * address in that file's terms */
-static bool object_of(const void *pc, std::string &file, size_t &address)
-{
-    Dl_info info, self;
-    if (!pc || !dladdr(pc, &info) || !info.dli_fname)
-        return false;
-    file = info.dli_fname;
-    /* the program itself: its name may have changed (Criterion renames the
-     * processes that run tests) */
-    if (dladdr((void *)&object_of, &self) && self.dli_fbase == info.dli_fbase)
-        file = program_file();
-    address = (size_t)pc - 1; /* pc is a return address: the call is before it */
-    if (((const ElfW(Ehdr) *)info.dli_fbase)->e_type != ET_EXEC)
-        address -= (size_t)info.dli_fbase;
-    return true;
+    if (getcwd(here, sizeof here) && file.rfind(std::string(here) + "/", 0) == 0)
+        file = file.substr(strlen(here) + 1); /* tests/emu/emu_kernels.cu */
+    return {p.function, file, p.line && !file.empty() ? file + ":" + std::to_string(p.line) : ""};
 }
 
 /* The chain of inlined calls at return address pc, innermost first.
@@ -135,19 +96,16 @@ static const std::vector<frame> &frames_at(const void *pc)
     if (hit != known.end())
         return hit->second;
     std::vector<frame> &chain = known[pc];
-    std::string file;
-    size_t address;
-    if (!object_of(pc, file, address))
-        return chain;
-    char command[600], function[4096], place[4096];
-    snprintf(command, sizeof command, "addr2line -f -C -i -e '%s' 0x%zx 2>/dev/null", file.c_str(),
-             address);
-    FILE *out = popen(command, "r");
-    if (!out)
-        return chain;
-    while (fgets(function, sizeof function, out) && fgets(place, sizeof place, out))
-        chain.push_back(parse(function, place));
-    pclose(out);
+    std::vector<code_place> levels;
+    std::string why;
+    static bool told;
+    /* pc is a return address: the call is before it */
+    if (pc && !inlined_at((const char *)pc - 1, levels, why) && !told) {
+        told = true;
+        fprintf(stderr, "%s\n", why.c_str());
+    }
+    for (const code_place &p : levels)
+        chain.push_back(frame_of(p));
     /* addr2line names the innermost of several by the enclosing symbol when
      * it has no linkage name (a static function): that name is no use */
     if (chain.size() > 1 && identifier(chain[0].function) == identifier(chain.back().function))
