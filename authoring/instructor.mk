@@ -106,23 +106,17 @@ DIFF_BASE = $(if $(filter skeleton,$(AGAINST)),$(SKELETONS),solutions)
 diff: $(if $(filter skeleton,$(AGAINST)),$(SKELETON_FILES))
 	@for lab in $(SELECTED); do diff -ru -x ANSWERS.md $(DIFF_BASE)/$$lab $(SRC)/$$lab; done; true
 
-# The same verdicts on another platform as from gcc here, under the
+# The same verdicts on other platforms as from gcc here, under the
 # emulation: its own tests, and make test on every lab's solution and
-# skeleton at one seed (SEED=, default 5), line for line (tests/platforms).
-# PLATFORM=clang (a Mac's compiler; the default; clang-16 that version) or
-# arm64 (gcc's cross compiler under qemu-user); LABS= a few labs only;
-# LARGEST_N= no test of more elements, on both sides.
+# skeleton at one seed (SEED=, default 5), line for line (tests/platforms);
+# and a clone with Windows line ends builds. PLATFORMS="clang arm64": clang
+# (a Mac's compiler; the default; clang-16 that version), arm64 (gcc's
+# cross compiler under qemu-user); LABS= a few labs only; LARGEST_N= no
+# test of more elements, on every side.
 check-platforms:
-	+@PLATFORM=$(PLATFORM) LABS='$(LABS)' LARGEST_N=$(LARGEST_N) tests/platforms/platforms-test.sh $(SEED)
+	+@PLATFORMS='$(PLATFORMS)' LABS='$(LABS)' LARGEST_N=$(LARGEST_N) tests/platforms/platforms-test.sh $(SEED)
 
-# The emulation and the harness built for a Mac without one, arm64 and
-# x86-64 (zig's clang and Apple's headers: pip install ziglang), through
-# the rules above: everything compiled, a lab's make run program linked
-# (LAB=, default map; tests/platforms/darwin-compile.sh); nothing run.
-check-darwin:
-	+@tests/platforms/darwin-compile.sh $(firstword $(PICKED))
-
-# arm64 on this machine, for make check-platforms PLATFORM=arm64: Debian's
+# arm64 on this machine, for make check-platforms PLATFORMS=arm64: Debian's
 # cross compiler and qemu-user, and arm64's Criterion unpacked in build/.
 deps-arm64:
 	@tools/deps.sh "$(NVCC)" aarch64-linux-gnu-g++=g++-aarch64-linux-gnu qemu-aarch64=qemu-user
@@ -244,7 +238,7 @@ help::
 	@echo "      OUT=grades WEIGHTS=grading/weights.txt JOBS=cores SEED=...   (LAB= some labs)"
 	@echo "  make check-grade          the grader against submissions built to attack it"
 	@echo "  make check-platforms      clang's verdicts against gcc's, under the emulation, line for line"
-	@echo "                           (PLATFORM=arm64: gcc's arm64 build under qemu-user; make deps-arm64)"
+	@echo "                           (PLATFORMS=\"clang arm64\": gcc's arm64 build under qemu-user too)"
 	@echo "  make check-darwin        the emulation and the harness compiled and linked for macOS (arm64,"
 	@echo "                           x86-64) without a Mac, by zig (pip install ziglang); nothing run"
 	@echo "  make check-deps          make deps on macOS (Homebrew), Debian (apt) and neither, as stubs"
