@@ -6,7 +6,7 @@
 
 .PHONY: skeletons check-skeletons prove mutants soak diff grade check-grade dist check-dist \
         deps-slurm check-grade-slurm record \
-        gradescope check-bench check-pdf check-scripts check-figures check-platforms check-darwin \
+        gradescope check-bench check-pdf check-scripts check-figures check-platforms check-darwin deps-darwin \
         deps-arm64 check-deps deps-devcontainer check-devcontainer
 
 # The skeletons as the solutions make them today, file by file: what
@@ -115,6 +115,19 @@ diff: $(if $(filter skeleton,$(AGAINST)),$(SKELETON_FILES))
 # test of more elements, on every side.
 check-platforms:
 	+@PLATFORMS='$(PLATFORMS)' LABS='$(LABS)' LARGEST_N=$(LARGEST_N) tests/platforms/platforms-test.sh $(SEED)
+
+# The emulation and the harness built for a Mac without one, arm64 and
+# x86-64 (zig's clang and Apple's headers: pip install ziglang), through
+# the rules above: everything compiled, a lab's make run program linked
+# (LAB=, default map; tests/platforms/darwin-compile.sh); nothing run.
+check-darwin:
+	+@tests/platforms/darwin-compile.sh $(firstword $(PICKED))
+
+# zig, whose clang and Apple headers make check-darwin uses, from PyPI.
+deps-darwin:
+	@python3 -m ziglang version > /dev/null 2>&1 || python3 -m pip install --quiet ziglang || \
+	  { echo "deps-darwin: pip could not install ziglang (zig's clang for macOS)"; exit 1; }
+	@echo "deps-darwin: zig $$(python3 -m ziglang version) is installed"
 
 # arm64 on this machine, for make check-platforms PLATFORMS=arm64: Debian's
 # cross compiler and qemu-user, and arm64's Criterion unpacked in build/.
