@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# old-glibc-test.sh: the workbook on the oldest Linux it supports: Debian 11
+# (bullseye: glibc 2.31 and gcc 10, as Ubuntu 20.04 has glibc 2.31 and gcc
+# 9), in a fresh root made by debootstrap. There, with bullseye's Criterion
+# (2.3) and no CUDA: the emulation's own tests, and make test on map's and
+# reduce's solutions (every stage passes) and map's skeleton (stage 1
+# fails). Needs root, debootstrap (make deps-devcontainer) and Debian's
+# mirror (MIRROR=); KEEP=1 keeps the root. Not in CI: about 4 minutes.
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+say() { echo "old-glibc-test: $*"; }
+[ "$(id -u)" -eq 0 ] || { say "not run: building a Debian root needs root"; exit 1; }
+PATH=$PATH:/usr/sbin
+command -v debootstrap > /dev/null || { say "not run: debootstrap is missing (make deps-devcontainer)"; exit 1; }
+mirror=${MIRROR:-http://deb.debian.org/debian}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/old-glibc.XXXXXX") && sys=$tmp/root
+mounts=()
+# shellcheck disable=SC2317 # run by the trap
+cleanup() {
+    local i
+    for ((i = ${#mounts[@]} - 1; i >= 0; i--)); do umount -l "${mounts[i]}" 2> /dev/null; done
+    if grep -q " $sys/" /proc/mounts; then say "left $tmp: something is still mounted in it"
+    elif [ -n "${KEEP:-}" ]; then say "kept $sys"
+    else rm -rf "$tmp"; fi
+}
+trap cleanup EXIT
+in_root() { env -i PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin HOME=/root chroot "$sys" "$@"; }
+
+started=$SECONDS
+debootstrap --variant=minbase --include=gcc,g++,make,pkg-config,libcriterion-dev \
+    bullseye "$sys" "$mirror" > "$tmp/debootstrap.log" 2>&1 ||
+    { tail -n 20 "$tmp/debootstrap.log"; say "debootstrap failed"; exit 1; }
+for m in proc dev; do
+    mkdir -p "$sys/$m"
+    if [ $m = proc ]; then mount -t proc proc "$sys/proc"; else mount --bind /dev "$sys/dev"; fi && mounts+=("$sys/$m")
+done
+mkdir -p "$sys/workbook" && git archive HEAD | tar -x -C "$sys/workbook"
+say "Debian 11 root in $((SECONDS - started)) s: $(in_root ldd --version | head -n 1), $(in_root gcc --version | head -n 1), Criterion $(in_root pkg-config --modversion criterion)"
+status=0
+run() { # WHAT COMMAND: COMMAND in the root's checkout, its last lines shown
+    local log
+    log=$tmp/$(echo "$1" | tr -c 'a-z0-9' -).log
+    in_root /bin/bash -c "cd /workbook && $2" > "$log" 2>&1
+    local got=$?
+    echo "$got" > "$log.status"
+    return $got
+}
+if run emutest "make -s EMU=1 build/emu/emutest && build/emu/emutest --short-filename"; then
+    say "the emulation's own tests: $(tail -n 1 "$tmp/emutest.log" | sed 's/^\[====\] //')"
+else
+    tail -n 20 "$tmp/emutest.log"; say "the emulation's own tests fail"; status=1
+fi
+for lab in map reduce; do
+    if run "$lab" "make -s test EMU=1 SOLUTION=1 LAB=$lab SEED=5"; then
+        say "$lab's solution: $(grep -c '^  stage .* passed$' "$tmp/$lab.log") stages pass"
+    else
+        tail -n 20 "$tmp/$lab.log"; say "$lab's solution fails"; status=1
+    fi
+done
+if run skeleton "make -s test EMU=1 LAB=map SEED=5"; then
+    say "map's skeleton passed"; status=1
+elif grep -q '^  stage 1 .* passed   <- start here' "$tmp/skeleton.log"; then
+    say "map's skeleton fails, stage by stage, as it should"
+else
+    tail -n 20 "$tmp/skeleton.log"; say "map's skeleton: no stage summary"; status=1
+fi
+say "$( [ $status = 0 ] && echo passed || echo FAILED ) in $((SECONDS - started)) s"
+exit $status
