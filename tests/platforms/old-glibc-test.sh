@@ -37,13 +37,8 @@ done
 mkdir -p "$sys/workbook" && git archive HEAD | tar -x -C "$sys/workbook"
 say "Debian 11 root in $((SECONDS - started)) s: $(in_root ldd --version | head -n 1), $(in_root gcc --version | head -n 1), Criterion $(in_root pkg-config --modversion criterion)"
 status=0
-run() { # WHAT COMMAND: COMMAND in the root's checkout, its last lines shown
-    local log
-    log=$tmp/$(echo "$1" | tr -c 'a-z0-9' -).log
-    in_root /bin/bash -c "cd /workbook && $2" > "$log" 2>&1
-    local got=$?
-    echo "$got" > "$log.status"
-    return $got
+run() { # NAME COMMAND: COMMAND in the root's checkout, its output in $tmp/NAME.log
+    in_root /bin/bash -c "cd /workbook && $2" > "$tmp/$1.log" 2>&1
 }
 if run emutest "make -s EMU=1 build/emu/emutest && build/emu/emutest --short-filename"; then
     say "the emulation's own tests: $(tail -n 1 "$tmp/emutest.log" | sed 's/^\[====\] //')"
