@@ -14,6 +14,16 @@ ifeq ($(EMU),1)
   # clang writes DWARF 4, whose file names binutils' addr2line (symbols.cpp)
   # reads right for a #line'd template too.
   EMU_CLANG := $(if $(findstring clang,$(shell $(CXX) --version 2> /dev/null | head -n 1)),1)
+  # The emulation must see a volatile access as one (a flag between blocks):
+  # gcc 11 was the first to tell, clang 11 the first of clang's
+  EMU_CXX_MAJOR := $(firstword $(subst ., ,$(shell $(CXX) -dumpversion 2> /dev/null)))
+  ifneq ($(filter 1 2 3 4 5 6 7 8 9 10,$(EMU_CXX_MAJOR)),)
+    ifeq ($(filter clean help,$(MAKECMDGOALS)),)
+      $(error the CPU emulation needs gcc 11 or newer, or clang 11 or newer, and $(CXX) is \
+        $(if $(EMU_CLANG),clang,gcc) $(EMU_CXX_MAJOR): install a newer one (on Ubuntu 20.04: \
+        sudo apt install clang-12, then make ... CC=clang-12 CXX=clang++-12))
+    endif
+  endif
   EMUFLAGS  = -std=c++17 -O2 -g $(if $(EMU_CLANG),-gdwarf-4) -Wall -Wno-unknown-pragmas -DWORKBOOK_EMU \
               -Icommon/emu -Icommon/emu/not-provided -I$(BUILD)/cuh -pthread
   # and its library headers (cooperative groups, CUB) in folders of their own
