@@ -43,7 +43,7 @@ ifeq ($(EMU),1)
   # kernel's warnings (the check at function entry watches there).
   EMU_STACK_PROBES := $(if $(findstring linux,$(shell $(CXX) -dumpmachine 2> /dev/null)),-fstack-clash-protection)
   EMU_CHECKS = -fsanitize=thread,shift-exponent,integer-divide-by-zero $(EMU_VOLATILE) $(EMU_STACK_PROBES)
-  LDLIBS    = -pthread -lm
+  LDLIBS    = -pthread -lm -ldl # dladdr: in libdl before glibc 2.34
   CU_TOOL   = $(BUILD)/rewrite $(addprefix $(BUILD)/cuh/,$(notdir $(SHARED_CUH)))
   CU_REWRITE = $(BUILD)/rewrite # what it makes of a .cu file changes with it
   CU_COMPILE = $(BUILD)/rewrite $< > $@.cpp && $(CXX) $(EMUFLAGS) $(CPPFLAGS) -I$(<D) -c $@.cpp -o $@
