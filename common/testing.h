@@ -172,6 +172,10 @@ void before_gpu_test(void);
 void expect_stage_correct(const struct lab *lab, const char *stage, size_t n, size_t cols,
                           int block);
 
+/* Whether a test of n elements is left out: WORKBOOK_LARGEST_N=N leaves out
+ * every test of more (make check on a skeleton, make check-platforms). */
+bool beyond_largest_n(size_t n);
+
 /* Stage s's tile, the values one block covers when asked for BLOCK
  * (lab->tile; a matrix lab's: a side), and the size a tile test's name
  * ("matches_cpu_three_tiles", "matches_cpu_three_tiles_by_three_tiles")

@@ -37,8 +37,9 @@ done
 dir=$top/root
 copy "$dir" || exit 1
 attacks "root, without user namespaces" env SANDBOX=none
-# the technique check's forgeries and a file carried out, there too
-if env SANDBOX=none "$dir/tests/grade/technique-test.sh" > "$top/technique.log" 2>&1; then
+# the technique check's forgeries and a file carried out, there too (its
+# dummy work and honest variants are judged the same in every mode)
+if env SANDBOX=none FORGERIES_ONLY=1 "$dir/tests/grade/technique-test.sh" > "$top/technique.log" 2>&1; then
     echo "modes: root, without user namespaces: $(tail -n 1 "$top/technique.log")"
 else
     grep -v 'as it should$' "$top/technique.log" | sed "s/^/modes: root, without user namespaces: /"

@@ -4,6 +4,8 @@
 # verdict line or record) or carry a file out through the reports, and
 # against honest ones that must keep full marks. Every hostile case here
 # won marks, or carried a file out, at 15441b8. Under EMU=1, no GPU needed.
+# FORGERIES_ONLY=1: only the cases the sandbox's mode can change (the
+# forgeries, the file carried out), for tests/grade/modes.sh.
 # shellcheck disable=SC2016 # C code, in single quotes
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -119,6 +121,7 @@ hostile=(
 )
 honest=$(sed -n 's/^== \([0-9a-z,]*\) | honest: .*/\1/p' tests/mutants/reduce.mut | wc -l)
 [ "$honest" -ge 9 ] || { echo "technique-test: reduce.mut holds $honest honest blocks, not the 9 it should"; exit 1; }
+[ "${FORGERIES_ONLY:-0}" = 0 ] || hostile=() honest=0
 plant() { # NAME REGEX
     mkdir -p "$class/$1/labs/reduce" || exit 1
     tests/mutants/plant.sh reduce "$2" > "$class/$1/labs/reduce/reduce.cu" ||
@@ -162,5 +165,6 @@ if grep -rlF "$marker" "$out" > /dev/null; then
 else
     echo "technique-test: carries-out could not read another checkout's file, nor report it"
 fi
-[ $status = 0 ] && echo "technique-test: no technique point bought, no file carried out, honest work kept"
+[ $status = 0 ] && echo "technique-test: no technique point bought, no file carried out$(
+    [ "${FORGERIES_ONLY:-0}" = 0 ] && echo ", honest work kept" || echo " (the forgeries only)")"
 exit $status
