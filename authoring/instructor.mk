@@ -112,9 +112,11 @@ diff: $(if $(filter skeleton,$(AGAINST)),$(SKELETON_FILES))
 # and a clone with Windows line ends builds. PLATFORMS="clang arm64": clang
 # (a Mac's compiler; the default; clang-16 that version), arm64 (gcc's
 # cross compiler under qemu-user); LABS= a few labs only; LARGEST_N= no
-# test of more elements, on every side.
+# test of more elements, on every side; MUTANTS="map reduce" those labs'
+# planted mistakes too (tests/mutants), each one's verdict and first report.
 check-platforms:
-	+@PLATFORMS='$(PLATFORMS)' LABS='$(LABS)' LARGEST_N=$(LARGEST_N) tests/platforms/platforms-test.sh $(SEED)
+	+@PLATFORMS='$(PLATFORMS)' LABS='$(LABS)' LARGEST_N=$(LARGEST_N) MUTANTS='$(MUTANTS)' \
+	  tests/platforms/platforms-test.sh $(SEED)
 
 # The emulation and the harness built for a Mac without one, arm64 and
 # x86-64 (zig's clang and Apple's headers: pip install ziglang), through

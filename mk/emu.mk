@@ -13,12 +13,19 @@ ifeq ($(EMU),1)
   # before the system's folders, where a toolkit's own would be half-read.
   # clang writes DWARF 4, whose file names binutils' addr2line (symbols.cpp)
   # reads right for a #line'd template too.
-  EMU_CLANG := $(if $(findstring clang,$(shell $(CXX) --version 2> /dev/null | head -n 1)),1)
+  EMU_CXX_IS := $(shell $(CXX) --version 2> /dev/null | head -n 1)
+  EMU_CLANG := $(if $(findstring clang,$(EMU_CXX_IS)),1)
   # The emulation must see a volatile access as one (a flag between blocks):
-  # gcc 11 was the first to tell, clang 11 the first of clang's
+  # gcc 11 was the first to tell, clang 11 the first of clang's, and Apple's
+  # clang numbers its own (12.0.0 is LLVM 10; 13, of Xcode 13, is LLVM 12)
   EMU_CXX_MAJOR := $(firstword $(subst ., ,$(shell $(CXX) -dumpversion 2> /dev/null)))
-  ifneq ($(filter 1 2 3 4 5 6 7 8 9 10,$(EMU_CXX_MAJOR)),)
-    ifeq ($(filter clean help,$(MAKECMDGOALS)),)
+  EMU_APPLE := $(if $(findstring Apple,$(EMU_CXX_IS)),1)
+  ifneq ($(filter 1 2 3 4 5 6 7 8 9 10 $(if $(EMU_APPLE),11 12),$(EMU_CXX_MAJOR)),)
+    ifeq ($(filter clean help deps,$(MAKECMDGOALS)),)
+      ifeq ($(EMU_APPLE),1)
+        $(error the CPU emulation needs Apple clang 13 (Xcode 13) or newer, and $(CXX) is Apple clang \
+          $(EMU_CXX_MAJOR): update the Command Line Tools (softwareupdate --list, or Xcode's own update))
+      endif
       $(error the CPU emulation needs gcc 11 or newer, or clang 11 or newer, and $(CXX) is \
         $(if $(EMU_CLANG),clang,gcc) $(EMU_CXX_MAJOR): install a newer one (on Ubuntu 20.04: \
         sudo apt install clang-12, then make ... CC=clang-12 CXX=clang++-12))

@@ -22,14 +22,23 @@ command -v pkg-config > /dev/null 2>&1 || need pkg-config pkg-config pkg-config
 pkg-config --exists criterion 2> /dev/null || need Criterion libcriterion-dev criterion
 command -v pandoc > /dev/null 2>&1 || need pandoc pandoc pandoc
 command -v gnuplot > /dev/null 2>&1 || need gnuplot gnuplot-nox gnuplot
-tools="" # the TOOLs' commands, for the closing line
+tools="" missing_tools="" # the TOOLs' commands, for the closing line; those missing
 for tool in "$@"; do
+    command -v "${tool%%=*}" > /dev/null 2>&1 ||
+        missing_tools="$missing_tools${missing_tools:+, }${tool%%=*}"
     case $tool in
         *=*) command -v "${tool%%=*}" > /dev/null 2>&1 || need "${tool%%=*}" "${tool#*=}" "" ;;
         *)   command -v "$tool" > /dev/null 2>&1 || need "$tool" "$tool" "$tool" ;;
     esac
     tools="$tools${tools:+, }${tool%%=*}"
 done
+# what is lost without what could not be installed, a line each
+lost() {
+    case ", $names, " in *", Criterion, "*) echo "      Without Criterion the tests cannot build." ;; esac
+    case ", $names, " in *", pandoc, "*) echo "      Without pandoc the handouts' HTML is all that is missing." ;; esac
+    case ", $names, " in *", gnuplot, "*) echo "      Without gnuplot make bench's plots are all that is missing." ;; esac
+    [ -z "$missing_tools" ] || echo "      Without $missing_tools the make target that asked for them cannot run."
+}
 
 # The Makefile falls back to the CPU emulation (EMU=1) where nvidia-smi
 # finds no GPU, and then needs no CUDA toolkit.
@@ -76,6 +85,7 @@ if [ "$manager" = brew ]; then
         # shellcheck disable=SC2086 # $brew is a list of formulae, a word each
         if ! brew install --quiet $brew; then
             echo "deps: brew could not install$brew (see its messages above)."
+            lost
             exit 1
         fi
     fi
@@ -103,8 +113,7 @@ if ! { $sudo apt-get update -qq &&
        $sudo env DEBIAN_FRONTEND=noninteractive \
            apt-get install -y -qq --no-install-recommends $apt > /dev/null; }; then
     echo "deps: apt-get could not install$apt (see its messages above)."
-    echo "      Without Criterion the tests cannot build; without pandoc the handouts, and"
-    echo "      without gnuplot make bench's plots, are all that is missing."
+    lost
     exit 1
 fi
 installed

@@ -78,6 +78,12 @@ deps
 says "deps: no CUDA toolkit at /nowhere/nvcc. Install it" "Debian with a GPU"
 deps
 says "deps: Criterion 2.4.1, pandoc 3.1 and gnuplot 5.4 are installed" "Debian, all installed"
+# apt fails on an instructors' tool alone: what is lost is that tool, not the tests
+printf '#!/bin/sh\ncase "$*" in *install*) exit 100 ;; esac\n' > "$tmp/bin/apt-get"
+deps nosuchd=nosuch-server; code=$?
+[ $code -ne 0 ] || fail "Debian, apt failing: exit 0"
+says "Without nosuchd the make target that asked for them cannot run." "Debian, apt failing on a TOOL"
+grep -q 'Criterion\|pandoc' "$tmp/out" && fail "Debian, apt failing on a TOOL: speaks of what is installed: $(cat "$tmp/out")"
 
 [ $status -eq 0 ] && echo "deps-test: make deps on macOS with and without Homebrew, Linux without apt, Debian with and without a GPU: as expected"
 exit $status

@@ -58,26 +58,9 @@ if [ $status -ne 0 ]; then exit 1; fi
 say "the Dockerfile installs through install.sh alone; devcontainer.json builds it and runs as $user"
 
 # ---- its RUN line in a fresh Debian 12 root ----------------------------------
-[ "$(id -u)" -eq 0 ] || { say "not run past here: building a Debian root needs root"; exit 1; }
-command -v debootstrap > /dev/null || PATH=$PATH:/usr/sbin
-command -v debootstrap > /dev/null ||
-    { say "not run past here: debootstrap is missing (make deps-devcontainer installs it)"; exit 1; }
-chroot=$(PATH=$PATH:/usr/sbin command -v chroot) # root's command: env -i below would not find it
-mirror=${MIRROR:-http://deb.debian.org/debian}
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/devcontainer.XXXXXX") && sys=$tmp/root
-mounts=()
-# shellcheck disable=SC2317 # run by the trap
-cleanup() {
-    local i
-    for ((i = ${#mounts[@]} - 1; i >= 0; i--)); do umount -l "${mounts[i]}" 2> /dev/null; done
-    if grep -q " $sys/" /proc/mounts; then say "left $tmp: something is still mounted in it"
-    elif [ -n "${KEEP:-}" ]; then say "kept $sys"
-    else rm -rf "$tmp"; fi
-}
-trap cleanup EXIT
-mount_in() { mkdir -p "$sys$2" && mount "${@:3}" "$1" "$sys$2" && mounts+=("$sys$2"); }
-# in_root [ARGS...]: a command in the root with an empty environment, as a RUN line has
-in_root() { env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root "$chroot" "$sys" "$@"; }
+# shellcheck source=tests/platforms/debian-root.sh
+. tests/platforms/debian-root.sh
+debian_root devcontainer || exit 1
 
 started=$(date +%s)
 say "debootstrap: a minimal Debian 12 from $mirror"

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# mutants.sh [LAB...]: plant the mistakes students really make into copies of
-# the solutions (tests/mutants/<lab>.mut) and check that the tests catch
-# each one, and that the report names the cause. `make mutants` runs it.
+# mutants.sh [LAB...] [-- MAKE-ARGS...]: plant the mistakes students really
+# make into copies of the solutions (tests/mutants/<lab>.mut) and check that
+# the tests catch each one, and that the report names the cause. `make
+# mutants` runs it; MAKE-ARGS go to each make test (another compiler or
+# platform: tests/platforms/platforms-test.sh).
 #
 # A .mut file holds one mutant a block:
 #
@@ -41,7 +43,13 @@
 # only the mutants whose "stage | mistake" line it matches.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-labs=${*:-$(for f in tests/mutants/*.mut; do basename "$f" .mut; done)}
+labs="" make_args=()
+while [ $# -gt 0 ]; do
+    [ "$1" = -- ] && { shift; make_args=("$@"); break; }
+    labs+="${labs:+ }$1"
+    shift
+done
+labs=${labs:-$(for f in tests/mutants/*.mut; do basename "$f" .mut; done)}
 work=build/mutants
 emu=${EMU:-1}
 export SEED=${SEED:-1234}
@@ -91,8 +99,9 @@ run_one() {
         return
     fi
     NO_COLOR=1 make --no-print-directory test LAB="$lab" STAGE="$stage" EMU="$emu" \
-        SUBMISSION="$dir" > "$log" 2>&1
+        SUBMISSION="$dir" "${make_args[@]}" > "$log" 2>&1
     local caught=$? verdict="caught, says it"
+    first_report "$log" > "$log.first"
     if [[ $what == honest:* ]]; then
         honest=$((honest + 1)) verdict="kept: passes every test"
         if [ $caught -ne 0 ] || grep -q "^warnings in" "$log"; then
@@ -112,7 +121,6 @@ run_one() {
     elif [ $caught -eq 0 ]; then
         verdict="NOT CAUGHT"
     else
-        first_report "$log" > "$log.first"
         [ "$verdict" = "warned, says it" ] || verdict="caught, says it first"
         [ -n "$expect" ] || verdict="caught; no ? line to read its report by"
         while IFS= read -r phrase; do

@@ -10,31 +10,17 @@
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 say() { echo "old-glibc-test: $*"; }
-[ "$(id -u)" -eq 0 ] || { say "not run: building a Debian root needs root"; exit 1; }
-PATH=$PATH:/usr/sbin
-command -v debootstrap > /dev/null || { say "not run: debootstrap is missing (make deps-devcontainer)"; exit 1; }
-mirror=${MIRROR:-http://deb.debian.org/debian}
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/old-glibc.XXXXXX") && sys=$tmp/root
-mounts=()
-# shellcheck disable=SC2317 # run by the trap
-cleanup() {
-    local i
-    for ((i = ${#mounts[@]} - 1; i >= 0; i--)); do umount -l "${mounts[i]}" 2> /dev/null; done
-    if grep -q " $sys/" /proc/mounts; then say "left $tmp: something is still mounted in it"
-    elif [ -n "${KEEP:-}" ]; then say "kept $sys"
-    else rm -rf "$tmp"; fi
-}
-trap cleanup EXIT
-in_root() { env -i PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin HOME=/root chroot "$sys" "$@"; }
+# shellcheck source=tests/platforms/debian-root.sh
+. tests/platforms/debian-root.sh
+debian_root old-glibc || exit 1
 
 started=$SECONDS
 debootstrap --variant=minbase --include=gcc,g++,clang,make,pkg-config,libcriterion-dev \
     bullseye "$sys" "$mirror" > "$tmp/debootstrap.log" 2>&1 ||
     { tail -n 20 "$tmp/debootstrap.log"; say "debootstrap failed"; exit 1; }
-for m in proc dev; do
-    mkdir -p "$sys/$m"
-    if [ $m = proc ]; then mount -t proc proc "$sys/proc"; else mount --bind /dev "$sys/dev"; fi && mounts+=("$sys/$m")
-done
+if ! { mount_in proc /proc -t proc && mount_in /dev /dev --bind; }; then
+    say "could not mount /proc and /dev in the root"; exit 1
+fi
 mkdir -p "$sys/workbook" && git archive HEAD | tar -x -C "$sys/workbook"
 say "Debian 11 root in $((SECONDS - started)) s: $(in_root ldd --version | head -n 1), $(in_root gcc --version | head -n 1), $(in_root clang --version | head -n 1), Criterion $(in_root pkg-config --modversion criterion)"
 status=0

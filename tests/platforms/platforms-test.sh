@@ -11,8 +11,14 @@
 # each binary run under qemu-user: make deps-arm64 installs them). LABS="map
 # reduce" compares those labs only; LARGEST_N=5000 leaves out, on every
 # side, each test of more elements (WORKBOOK_LARGEST_N): what CI affords
-# under qemu; CRLF_BUILD=0 leaves out the build in the Windows clone. Build
-# folders of their own (build/<platform>), so gcc's build is not touched.
+# under qemu; CRLF_BUILD=0 leaves out the build in the Windows clone.
+# MUTANTS="map reduce": those labs' planted mistakes (tests/mutants), at
+# full size, must get the same verdicts and first reports too (slow: under
+# qemu, half a minute or more a mistake). COUNTS=1: each solution's
+# counts table (make run EMU=1, its times left out) beside gcc's, the rows
+# that differ printed: a report, not a verdict (the host compiler may make
+# one load of a line's two, README.md says). Build folders of their own
+# (build/<platform>), so gcc's build is not touched.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 seed=${1:-5}
@@ -40,6 +46,8 @@ fi
 
 # What make test prints, less the build's own lines and its folder's name
 printed() { grep -v '^compiling ' "$1" | sed -e 's|build/[^/]*/|BUILD/|g'; }
+# make run's stage rows, less their times (the column with four decimals)
+counts() { grep -E '^[0-9a-z]+ +[a-z]' | grep -v '^copy\|^lib' | sed -E 's/ +[0-9]+\.[0-9]{4} +/ /'; }
 labs=${LABS:+LAB="$LABS"}
 export WORKBOOK_LARGEST_N=${LARGEST_N:-}
 subset="${LABS:+ of $LABS}${LARGEST_N:+, tests of n <= $LARGEST_N}"
@@ -56,6 +64,17 @@ for tree in solutions skeletons; do
         echo "platforms-test: $tree: gcc's make test printed no stage"; exit 1
     fi
 done
+# mutants NAME [MAKE ARGS...]: the catalogue of $MUTANTS planted, its table
+# in $work/NAME-mutants.txt, each mistake's first report in $work/NAME-mutants/
+mutants() {
+    local name=$1
+    shift
+    rm -rf build/mutants
+    # shellcheck disable=SC2086 # a list of labs
+    env -u WORKBOOK_LARGEST_N SEED="$seed" tests/mutants/mutants.sh $MUTANTS -- "$@" > "$work/$name-mutants.txt" 2>&1
+    mkdir -p "$work/$name-mutants" && mv build/mutants/*.first "$work/$name-mutants/" 2> /dev/null
+}
+[ -z "${MUTANTS:-}" ] || mutants gcc
 
 # compare PLATFORM: the emulation's own tests, then make test on each tree,
 # built for PLATFORM (in a shell of its own: arm64 caps its memory)
@@ -101,6 +120,38 @@ compare() (
                 "($(grep -c '^  stage ' "$gcc") stages$subset; $((SECONDS - start)) s)"
         fi
     done
+    if [ "${COUNTS:-0}" = 1 ]; then
+        local lab differ=""
+        for lab in ${LABS:-$(sed -n 's/^COURSE *:= *//p' Makefile)}; do
+            make -s run EMU=1 NVCC_CHECK= SOLUTION=1 LAB="$lab" SEED="$seed" "${other[@]}" 2>&1 | counts > "$work/$platform-$lab.counts"
+            make -s run EMU=1 NVCC_CHECK= SOLUTION=1 LAB="$lab" SEED="$seed" 2>&1 | counts > "$work/gcc-$lab.counts"
+            if ! diff "$work/gcc-$lab.counts" "$work/$platform-$lab.counts" > "$work/$platform-$lab.counts.diff"; then
+                differ+=" $lab"
+                say "$lab's counts table, rows that differ (gcc's, then $platform's):"
+                sed -n 's/^< /  gcc:       /p; s/^> /  '"$platform"': /p' "$work/$platform-$lab.counts.diff"
+            fi
+        done
+        say "counts tables: ${differ:+differ in$differ; }the others the same as gcc's"
+    fi
+    if [ -n "${MUTANTS:-}" ]; then
+        local start=$SECONDS first firsts
+        mutants "$platform" "${other[@]}"
+        firsts=("$work"/gcc-mutants/*.first)
+        if ! diff "$work/gcc-mutants.txt" "$work/$platform-mutants.txt" > "$work/$platform-mutants.diff"; then
+            say "the planted mistakes of $MUTANTS: verdicts differ from gcc's at SEED=$seed:"
+            head -n 30 "$work/$platform-mutants.diff"
+            status=1
+        fi
+        for first in "${firsts[@]}"; do
+            if ! diff <(printed "$first") <(printed "$work/$platform-mutants/${first##*/}") > "$work/$platform-first.diff"; then
+                say "planted mistake ${first##*/}: its first report differs from gcc's:"
+                head -n 20 "$work/$platform-first.diff"
+                status=1
+            fi
+        done
+        [ $status != 0 ] || say "the planted mistakes of $MUTANTS: the same verdicts and first reports as gcc's" \
+            "(${#firsts[@]} mistakes; $(tail -n 3 "$work/gcc-mutants.txt" | head -n 1); $((SECONDS - start)) s)"
+    fi
     return $status
 )
 for platform in ${PLATFORMS:-clang}; do
