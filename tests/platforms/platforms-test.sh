@@ -128,7 +128,8 @@ compare() (
             if ! diff "$work/gcc-$lab.counts" "$work/$platform-$lab.counts" > "$work/$platform-$lab.counts.diff"; then
                 differ+=" $lab"
                 say "$lab's counts table, rows that differ (gcc's, then $platform's):"
-                sed -n 's/^< /  gcc:       /p; s/^> /  '"$platform"': /p' "$work/$platform-$lab.counts.diff"
+                awk -v p="$platform:" '/^[<>] / { printf "  %-7s %s\n", /^</ ? "gcc:" : p, substr($0, 3) }' \
+                    "$work/$platform-$lab.counts.diff"
             fi
         done
         say "counts tables: ${differ:+differ in$differ; }the others the same as gcc's"
