@@ -424,26 +424,15 @@ static double output_bytes_written(const struct problem *p)
 }
 
 #ifdef WORKBOOK_EMU
-static_assert((int)GLOBAL_LOAD == (int)EMU_GLOBAL_LOAD &&
-                  (int)SHARED_STORE == (int)EMU_SHARED_STORE &&
-                  (int)ACCESS_KINDS == (int)EMU_ACCESS_KINDS &&
-                  sizeof(struct access_counts) == sizeof(emu_access_counts) &&
-                  offsetof(struct access_counts, library_bytes) ==
-                      offsetof(emu_access_counts, library_bytes) &&
-                  offsetof(struct access_counts, main_threads) ==
-                      offsetof(emu_access_counts, main_threads),
-              "workbook.h's access counts are the emulation's");
 void access_counts_begin(void) { emu_count_begin(); }
 void access_counts_end(struct access_counts *c)
 {
-    emu_access_counts all;
-    emu_count_end(&all);
-    memcpy(c, &all, sizeof *c);
+    emu_count_end(c);
 }
 void problem_count_lines(void (*line)(const char *where, const struct access_counts *c, void *arg),
                          void *arg)
 {
-    emu_count_lines((void (*)(const char *, const emu_access_counts *, void *))line, arg);
+    emu_count_lines(line, arg);
 }
 #else
 void access_counts_begin(void) {}

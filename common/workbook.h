@@ -15,6 +15,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "access_counts.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -310,36 +312,8 @@ bool problem_judge(struct problem *p, const struct stage *s, const char *dir, st
  * written once. 0 on a GPU, which does not count. */
 double problem_output_writes(const struct problem *p);
 /* Under the emulation, what a profiler would count of a stage's memory
- * accesses on one more launch (common/emu/counts.cpp): for each kind, warp
- * requests (an instruction run by the lanes of one warp), the 32-byte
- * sectors of device memory they touch or the shared-memory wavefronts they
- * take (the most distinct 4-byte words in one of the 32 banks), the fewest
- * that could serve the bytes they ask for, and the lanes taking part.
+ * accesses on one more launch (access_counts.h; common/emu/counts.cpp):
  * problem_count_lines then gives them by source line, in line order. */
-enum access_kind { GLOBAL_LOAD, GLOBAL_STORE, SHARED_LOAD, SHARED_STORE, ACCESS_KINDS };
-struct access_counts {
-    double requests[ACCESS_KINDS], units[ACCESS_KINDS], ideal[ACCESS_KINDS], lanes[ACCESS_KINDS],
-        bytes[ACCESS_KINDS]; /* bytes: the distinct bytes the requests ask for */
-    /* Beside the requests, what the launches did: kernels launched (and
-     * device-wide library calls), their blocks and threads, the barriers the
-     * blocks passed, warp shuffles and votes (ballot, any, all, match), and
-     * atomics, one per lane; library_bytes: what library calls moved. */
-    double launches, blocks, threads, barriers, shuffles, votes, global_atomics, shared_atomics,
-        flag_stores, library_bytes; /* flag_stores: volatile stores to device memory */
-    /* the blocks that passed a barrier, made a global atomic, stored a flag,
-     * and the threads of the largest launch: per block and per thread are
-     * over these, so that a helper kernel does not water them down */
-    double barrier_blocks, atomic_blocks, publishing_blocks, main_threads;
-    double flag_stores_before_waiting; /* before the storing thread first polled */
-    /* the bytes of the 4-byte shared words each block touched, however
-     * often, summed over the blocks: what the blocks need of shared memory */
-    double shared_footprint;
-    /* the shared accesses (one per lane) of the busiest thread of any
-     * block: a tree's depth, a serial sum's length; and the loads of device
-     * memory a thread made after its first warp collective (shuffle, vote,
-     * __syncwarp) or barrier */
-    double busiest_thread_shared, loads_after_waiting;
-};
 bool problem_count_accesses(struct problem *p, const struct stage *s, struct access_counts *c);
 void problem_count_lines(void (*line)(const char *where, const struct access_counts *c, void *arg),
                          void *arg);
@@ -413,7 +387,6 @@ void access_counts_begin(void);
 void access_counts_end(struct access_counts *c);
 
 /* ---- checking (host only, check.c) ------------------------------------- */
-#define POISON_WORD 0xFFBADBADu /* a NaN as float, an odd value as int */
 size_t elem_size(enum elem type);
 void fill_poison(void *data, size_t bytes);
 bool is_poison(const void *data, size_t bytes);

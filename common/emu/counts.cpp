@@ -70,7 +70,7 @@ struct span {
 
 struct request {
     unsigned lanes = 0; /* a bit per lane */
-    int kind = 0;       /* EMU_GLOBAL_LOAD ... EMU_SHARED_STORE */
+    int kind = 0;       /* GLOBAL_LOAD ... SHARED_STORE */
     std::vector<span> spans;
 };
 
@@ -91,7 +91,7 @@ struct instruction_counts {
 };
 std::mutex totals_lock;
 std::map<const void *, instruction_counts> totals; /* by instruction */
-emu_access_counts events; /* the counts that are no requests', under totals_lock */
+access_counts events; /* the counts that are no requests', under totals_lock */
 unsigned long long launches_before; /* emu::launches when counting began */
 std::map<unsigned long long, double> launch_threads; /* by launch, under totals_lock */
 
@@ -132,7 +132,7 @@ void count_request(request &q, instruction_counts &c)
     std::vector<unsigned long long> units;
     c.requests++;
     c.lanes += __builtin_popcount(q.lanes);
-    if (q.kind == EMU_GLOBAL_LOAD || q.kind == EMU_GLOBAL_STORE) {
+    if (q.kind == GLOBAL_LOAD || q.kind == GLOBAL_STORE) {
         distinct(q.spans, 32, bytes, units); /* sectors */
         c.bytes += bytes;
         c.units += (double)units.size();
@@ -178,8 +178,8 @@ void on_access(const block_runner &r, const access_event &a)
         e = executions{since, 0};
     request &q = block.open[request_key{a.pc, t / 32, e.times++, since}];
     q.lanes |= 1u << (t % 32);
-    q.kind = a.shared ? (a.write ? EMU_SHARED_STORE : EMU_SHARED_LOAD)
-                      : (a.write ? EMU_GLOBAL_STORE : EMU_GLOBAL_LOAD);
+    q.kind = a.shared ? (a.write ? SHARED_STORE : SHARED_LOAD)
+                      : (a.write ? GLOBAL_STORE : GLOBAL_LOAD);
     q.spans.push_back(span{a.at, (unsigned)a.size});
 }
 
@@ -275,7 +275,7 @@ void emu_count_begin()
 {
     std::lock_guard<std::mutex> hold(totals_lock);
     totals.clear();
-    events = emu_access_counts{};
+    events = access_counts{};
     launch_threads.clear();
     launches_before = launches;
     observe(counter);
@@ -288,7 +288,7 @@ void emu_note_library(double bytes)
     events.library_bytes += bytes;
 }
 
-void emu_count_end(emu_access_counts *all)
+void emu_count_end(access_counts *all)
 {
     std::lock_guard<std::mutex> hold(totals_lock);
     unobserve(counter);
@@ -306,9 +306,9 @@ void emu_count_end(emu_access_counts *all)
     }
 }
 
-void emu_count_lines(void (*line)(const char *where, const emu_access_counts *counts, void *arg), void *arg)
+void emu_count_lines(void (*line)(const char *where, const access_counts *counts, void *arg), void *arg)
 {
-    std::map<std::pair<std::string, long>, emu_access_counts> by_line; /* in file and line order */
+    std::map<std::pair<std::string, long>, access_counts> by_line; /* in file and line order */
     {
         std::lock_guard<std::mutex> hold(totals_lock);
         for (const auto &entry : totals) {
@@ -316,7 +316,7 @@ void emu_count_lines(void (*line)(const char *where, const emu_access_counts *co
             std::string where = source_line(entry.first);
             size_t colon = where.rfind(':');
             long number = colon == std::string::npos ? 0 : atol(where.c_str() + colon + 1);
-            emu_access_counts &l = by_line[{where.substr(0, colon), number}];
+            access_counts &l = by_line[{where.substr(0, colon), number}];
             l.requests[c.kind] += c.requests;
             l.units[c.kind] += c.units;
             l.ideal[c.kind] += c.ideal;

@@ -25,6 +25,8 @@
 #ifndef EMU_CUDA_RUNTIME_H
 #define EMU_CUDA_RUNTIME_H
 
+#include "../access_counts.h" /* what counts.cpp counts, as the harness reads it */
+
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -114,7 +116,7 @@ template <typename T> EMU_INLINE T __shfl_xor_sync(unsigned mask, T v, int lane_
  *     __shared__ float tile[32][33];   into  float (&tile)[32][33] = emu_shared_var<...>
  *     extern __shared__ int s[];       into  static thread_local int *const s = emu_dynamic_shared
  * Each block's shared memory starts out poisoned with the word 0xFFBADBAD
- * (POISON_WORD in common/workbook.h: a NaN as float, an odd value as int),
+ * (POISON_WORD, access_counts.h: a NaN as float, an odd value as int),
  * so reading what no thread wrote shows. */
 struct emu_shared_site {
     const char *name;
@@ -341,42 +343,11 @@ void emu_name_array(const void *base, const char *name, size_t offset, size_t co
 /* Bytes that kernels stored in the allocation at `base` (atomics count as
  * stores) since the last call: how many times a stage writes its outputs. */
 unsigned long long emu_bytes_written(const void *base);
-/* What a profiler counts about memory, counted on the CPU (counts.cpp) for
- * the launches between emu_count_begin() and emu_count_end(): for each kind
- * of access, the warp requests (one instruction run by the lanes of one
- * warp), the 32-byte sectors they touch in device memory or the wavefronts
- * they take in shared memory (the most distinct words in one bank), the
- * fewest that could serve the bytes they ask for, the lanes taking part and
- * the distinct bytes they ask for. Atomics and volatile loads of device
- * memory (a flag's polls: as many as the schedule makes) are not among the
- * accesses; atomics are counted apart, as are the launches and what their blocks did: what a
- * stage's idea shows (a workbook stage's technique check). */
-enum { EMU_GLOBAL_LOAD, EMU_GLOBAL_STORE, EMU_SHARED_LOAD, EMU_SHARED_STORE, EMU_ACCESS_KINDS };
-struct emu_access_counts {
-    double requests[EMU_ACCESS_KINDS], units[EMU_ACCESS_KINDS], ideal[EMU_ACCESS_KINDS],
-        lanes[EMU_ACCESS_KINDS], bytes[EMU_ACCESS_KINDS];
-    double launches;        /* kernel launches, and device-wide library calls */
-    double blocks, threads; /* over all launches */
-    double barriers;        /* __syncthreads() a block passed, summed over blocks */
-    double shuffles, votes; /* warp collectives: __shfl*_sync; ballot, all, any, match */
-    double global_atomics, shared_atomics; /* one per lane */
-    double flag_stores;     /* volatile stores to device memory: how blocks publish */
-    double library_bytes;   /* what the library calls read and wrote */
-    /* the blocks that passed a barrier, made a global atomic, stored a flag;
-     * the threads of the largest launch (a helper kernel's blocks and
-     * threads must not water down what the main one does per block) */
-    double barrier_blocks, atomic_blocks, publishing_blocks, main_threads;
-    /* flag stores a thread made before it first polled (a volatile load of
-     * device memory): what a tile publishes without waiting for another */
-    double flag_stores_before_waiting;
-    double shared_footprint; /* bytes of the shared words each block touched, summed */
-    /* the shared accesses of the busiest thread, the most over the blocks;
-     * loads of device memory a thread made after its first warp collective
-     * (shuffle, vote, __syncwarp) or barrier */
-    double busiest_thread_shared, loads_after_waiting;
-};
+/* What a profiler counts about memory (access_counts.h), counted on the
+ * CPU (counts.cpp) for the launches between emu_count_begin() and
+ * emu_count_end(). */
 void emu_count_begin();
-void emu_count_end(emu_access_counts *all);
+void emu_count_end(access_counts *all);
 /* From now on the device has `sms` SMs, whatever the cores (0: one per
  * core): a grid sized from the device is then the same on every machine. */
 void emu_device_sms(unsigned sms);
@@ -384,7 +355,7 @@ void emu_device_sms(unsigned sms);
  * writes `bytes`: a launch, to the counts, and its traffic. */
 void emu_note_library(double bytes);
 /* The last counts by source line ("labs/map/map.cu:42"), in line order. */
-void emu_count_lines(void (*line)(const char *where, const emu_access_counts *counts, void *arg),
+void emu_count_lines(void (*line)(const char *where, const access_counts *counts, void *arg),
                      void *arg);
 /* Blocks start in an order this seed scrambles (the harness passes its own). */
 void emu_block_order(unsigned long long seed);

@@ -25,13 +25,12 @@
 
 namespace emu {
 
-const unsigned POISON = 0xFFBADBADu; /* the harness's "never written" word */
 
 static void poison(void *p, size_t bytes)
 {
     unsigned char *b = (unsigned char *)p;
     for (size_t i = 0; i < bytes; i++)
-        b[i] = (unsigned char)(POISON >> (8 * (i % 4)));
+        b[i] = (unsigned char)(POISON_WORD >> (8 * (i % 4)));
 }
 
 static std::mutex site_lock;
