@@ -31,7 +31,7 @@ template <typename T> __device__ T warp_sum(T v)
 
 /* The sum of v over the threads before this one in the block, and in *total
  * the block's sum, for every thread. Every thread of the block must call it:
- * it holds two barriers. */
+ * it holds three barriers. */
 template <typename T> __device__ T block_scan_exclusive(T v, T *total)
 {
     __shared__ T warp_totals[32];

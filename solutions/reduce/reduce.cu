@@ -9,8 +9,8 @@
  * (make test prints it with each stage's results).
  *
  * The kernels are templates on the value type T, so one kernel sums ints and
- * floats. Stages 1-7 need a power-of-two block of at least 64 threads; the
- * launchers round BLOCK down to one (tree_block, in reduce.h).
+ * floats. Every stage needs a power-of-two block of at least 64 threads;
+ * the launchers round BLOCK down to one (tree_block, in reduce.h).
  *
  * Test:  make test LAB=reduce        (STAGE=3 for one stage, SEED= to repeat a run)
  * Time:  make run LAB=reduce N=2^28  (VARIANT=int or float, BLOCK= threads per block)
