@@ -113,7 +113,9 @@ diff: $(if $(filter skeleton,$(AGAINST)),$(SKELETON_FILES))
 # (a Mac's compiler; the default; clang-16 that version), arm64 (gcc's
 # cross compiler under qemu-user); LABS= a few labs only; LARGEST_N= no
 # test of more elements, on every side; MUTANTS="map reduce" those labs'
-# planted mistakes too (tests/mutants), each one's verdict and first report.
+# planted mistakes too (tests/mutants): the same verdicts, and the first
+# reports that differ in more than where they tripped, shown; COUNTS=1 the
+# solutions' counts tables beside gcc's, a report.
 check-platforms:
 	+@PLATFORMS='$(PLATFORMS)' LABS='$(LABS)' LARGEST_N=$(LARGEST_N) MUTANTS='$(MUTANTS)' \
 	  tests/platforms/platforms-test.sh $(SEED)

@@ -13,8 +13,9 @@
 # side, each test of more elements (WORKBOOK_LARGEST_N): what CI affords
 # under qemu; CRLF_BUILD=0 leaves out the build in the Windows clone.
 # MUTANTS="map reduce": those labs' planted mistakes (tests/mutants), at
-# full size, must get the same verdicts and first reports too (slow: under
-# qemu, half a minute or more a mistake). COUNTS=1: each solution's
+# full size, must get the same verdicts too, and first reports that differ
+# in more than where they tripped are shown (under qemu, seconds to minutes
+# a mistake). COUNTS=1: each solution's
 # counts table (make run EMU=1, its times left out) beside gcc's, the rows
 # that differ printed: a report, not a verdict (the host compiler may make
 # one load of a line's two, README.md says). Build folders of their own
@@ -46,6 +47,8 @@ fi
 
 # What make test prints, less the build's own lines and its folder's name
 printed() { grep -v '^compiling ' "$1" | sed -e 's|build/[^/]*/|BUILD/|g'; }
+# a report less which block, thread and element tripped first
+tripped() { sed -E 's/block \([0-9, ]+\)/block (#)/g; s/thread \([0-9, ]+\)/thread (#)/g; s/thread [0-9]+/thread #/g; s/\[[0-9]+\]/[#]/g'; }
 # make run's stage rows, less their times (the column with four decimals)
 counts() { grep -E '^[0-9a-z]+ +[a-z]' | grep -v '^copy\|^lib' | sed -E 's/ +[0-9]+\.[0-9]{4} +/ /'; }
 labs=${LABS:+LAB="$LABS"}
@@ -135,7 +138,13 @@ compare() (
         say "counts tables: ${differ:+differ in$differ; }the others the same as gcc's"
     fi
     if [ -n "${MUTANTS:-}" ]; then
-        local start=$SECONDS first firsts
+        # The verdicts must agree: each one says whether the first report
+        # names the mistake's cause (its ? lines, which allow for timing).
+        # The first reports themselves are shown where they differ in more
+        # than which block, thread or element tripped first, which timing
+        # decides on any platform: a report, as the compilers word their
+        # warnings apart (results/emulation/platforms.txt, section 4).
+        local start=$SECONDS first firsts others=0
         mutants "$platform" "${other[@]}"
         firsts=("$work"/gcc-mutants/*.first)
         if ! diff "$work/gcc-mutants.txt" "$work/$platform-mutants.txt" > "$work/$platform-mutants.diff"; then
@@ -144,14 +153,16 @@ compare() (
             status=1
         fi
         for first in "${firsts[@]}"; do
-            if ! diff <(printed "$first") <(printed "$work/$platform-mutants/${first##*/}") > "$work/$platform-first.diff"; then
-                say "planted mistake ${first##*/}: its first report differs from gcc's:"
+            if ! diff <(printed "$first" | tripped) <(printed "$work/$platform-mutants/${first##*/}" | tripped) \
+                > "$work/$platform-first.diff"; then
+                say "planted mistake ${first##*/}: its first report, beside gcc's (${first##*/} in build/mutants):"
                 head -n 20 "$work/$platform-first.diff"
-                status=1
+                others=$((others + 1))
             fi
         done
-        [ $status != 0 ] || say "the planted mistakes of $MUTANTS: the same verdicts and first reports as gcc's" \
-            "(${#firsts[@]} mistakes; $(tail -n 3 "$work/gcc-mutants.txt" | head -n 1); $((SECONDS - start)) s)"
+        [ $status != 0 ] || say "the planted mistakes of $MUTANTS: the same verdicts as gcc's" \
+            "(${#firsts[@]} blocks; $(tail -n 3 "$work/gcc-mutants.txt" | head -n 1); first reports that differ" \
+            "in more than where they tripped: $others; $((SECONDS - start)) s)"
     fi
     return $status
 )
