@@ -222,6 +222,11 @@ static const char *const FIX =
     "of it an atomic (atomicAdd, atomicMax...); otherwise give each word one writer, or use "
     "what one block wrote only in a later kernel launch";
 
+/* x[k]++ or x[k] += v, run by two blocks: what a report adds */
+static const char *const BLOCKS_UPDATE =
+    " Both blocks read the word and then wrote it back, as x[k]++ or x[k] += v does: two "
+    "threads updated one word at once, and one update is lost.";
+
 static const char *const PUBLISH =
     " A GPU may let other blocks see the flag before the value, so a block can see the flag "
     "and still read the old value: store the value, then __threadfence(), then the flag";
@@ -310,9 +315,16 @@ static void check_order(block_runner &r, const word_history &h, const char *p, b
                                           "(or the place, the offset a block writes at) is "
                                           "computed wrong in one of them"));
     }
+    /* x[k]++ by two blocks: this thread reads the word on the line the
+     * other block wrote it from (and so read it on), or writes it from
+     * there after its block read it */
+    bool reread = !write && kind == PLAIN && same_line(pc, h.write_pc);
+    bool rewrite = write && kind == PLAIN && same_line(pc, h.write_pc) && read_here;
     stop_kernel(it + "a race on global memory between blocks. This thread" + verb +
                        element_name(r, p) + at_line(pc) + ", which " + block_name(r.config.grid, writer) +
-                       " wrote" + at_line(h.write_pc) + " in this same launch." + FIX);
+                       " wrote" + at_line(h.write_pc) + " in this same launch" +
+                       (reread ? ", after reading it there too." : ".") +
+                       (reread || rewrite ? BLOCKS_UPDATE : "") + FIX);
 }
 
 /* Whether the block whose read of h's word is kept can have made that read
@@ -366,11 +378,15 @@ static void check_readers(block_runner &r, const word_history &h, const char *p,
                     at_line(h.read_pc) + " before this store: a block that sees the flag can "
                     "read the value before it is there. Store the value, then __threadfence(), "
                     "then the flag");
+    /* a write from the line the other block read the word from: x[k]++ */
+    bool update = kind == PLAIN && same_line(pc, h.read_pc);
     stop_kernel(it + "a race on global memory between blocks. This thread " +
                        (kind == ATOMIC ? "updates with an atomic " : "writes ") +
                        element_name(r, p) + at_line(pc) + ", which " + who + " read" +
-                       at_line(h.read_pc) + " in this same launch: whether it read the old value "
-                       "or the new one depends on timing." + FIX);
+                       at_line(h.read_pc) + " in this same launch" +
+                       (update ? std::string(".") + BLOCKS_UPDATE
+                               : ": whether it read the old value or the new one depends on timing.") +
+                       FIX);
 }
 
 /* ---- among the threads of a block ---- */

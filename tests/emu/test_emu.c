@@ -798,6 +798,11 @@ Test(emu, stops_blocks_that_add_into_one_word_without_an_atomic, TIMEOUT)
     expect_error_saying(error, (const char *[]){"kernel count_into_one, block (", "thread 0",
                                                 "a race on global memory between blocks",
                                                 line, "in this same launch", "atomicAdd", NULL});
+    /* a read of one block's x += v after another's, or its write after the
+     * other's read: the lost update named */
+    if (strstr(error, "This thread reads") || strstr(error, " read (tests/emu/"))
+        expect_error_saying(error, (const char *[]){"Both blocks read the word and then wrote it "
+                                                    "back", "one update is lost", NULL});
 }
 
 Test(emu, passes_a_grid_stride_loop_that_steps_by_the_grid, TIMEOUT)
