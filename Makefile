@@ -31,13 +31,15 @@ endif
 
 COURSE := map reduce histogram scan-HS scan-Blelloch scan-large-arrays compact radix transpose
 
-# Labs that share code belong to a family, whose code is in tests/<family>/:
-# its checks and CPU reference (<family>.c), and headers the labs include.
+# What defines a lab is in spec/<lab>/: its facts, techniques, inputs, CPU
+# reference and library row. Labs that share code belong to a family, whose
+# code is in spec/<family>/: its checks and CPU reference (<family>.c), and
+# headers the labs include. tests/ holds only the kit's own tests.
 FAMILY.scan-HS           := scan
 FAMILY.scan-Blelloch     := scan
 FAMILY.scan-large-arrays := scan
 FAMILIES := $(sort $(foreach l,$(COURSE),$(FAMILY.$(l))))
-FAMILY_DIRS := $(FAMILIES:%=tests/%)
+FAMILY_DIRS := $(FAMILIES:%=spec/%)
 
 # V=1 prints every command; otherwise only what needs reading: errors, and
 # the warnings of the lab's own .cu file.
@@ -185,18 +187,22 @@ $(BUILD)/selftest: $(BUILD)/common/check.o $(patsubst %.c,$(BUILD)/%.o,$(wildcar
 	$(Q)$(CXX) -o $@ $^ $(CRITERION_LIBS) -lm
 
 # A lab of a family links the family's code (FAMILY.<lab> above).
-FAMILY_OBJS = $(if $(FAMILY.$(1)),$(BUILD)/tests/$(FAMILY.$(1))/$(FAMILY.$(1)).o)
+FAMILY_OBJS = $(if $(FAMILY.$(1)),$(BUILD)/spec/$(FAMILY.$(1))/$(FAMILY.$(1)).o)
+
+$(BUILD)/spec/%.o: spec/%.c $(COMMON_H) | need-criterion
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(CPPFLAGS) $(CRITERION_CFLAGS) -c $< -o $@
 
 $(BUILD)/tests/%.o: tests/%.c $(COMMON_H) | need-criterion
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(CPPFLAGS) $(CRITERION_CFLAGS) -c $< -o $@
 
-# A lab's own CUDA files under tests/ (its library row), built per tree;
+# A lab's own CUDA files under spec/ (its library row), built per tree;
 # but the generated skeletons link the solutions': their headers are the
 # same (authoring/skeleton.awk changes no header), and CUB's sorts and
 # scans are most of a lab's compile time.
-LAB_CU_OBJS = $(patsubst tests/$(2)/%.cu,$(BUILD)/$(patsubst skeletons,solutions,$(1))/$(2)/%.o,\
-                $(wildcard tests/$(2)/*.cu))
+LAB_CU_OBJS = $(patsubst spec/$(2)/%.cu,$(BUILD)/$(patsubst skeletons,solutions,$(1))/$(2)/%.o,\
+                $(wildcard spec/$(2)/*.cu))
 
 # A lab's headers in a tree (authoring/instructor.mk adds the generated
 # skeletons' own, made on demand).
@@ -216,7 +222,11 @@ $(BUILD)/$(1)/$(3)/%.o: tests/$(3)/%.c $(call LAB_HEADERS,$(2),$(3)) $(COMMON_H)
 	@mkdir -p $$(@D)
 	$(Q)$$(CC) $$(CFLAGS) $$(CPPFLAGS) -I$(2)/$(3) $$(CRITERION_CFLAGS) -c $$< -o $$@
 
-$(BUILD)/$(1)/$(3)/%.o: tests/$(3)/%.cu $(call LAB_HEADERS,$(2),$(3)) $(COMMON_H) $(if $(filter submission-%,$(1)),FORCE) $(CU_REWRITE) | $(CU_TOOL)
+$(BUILD)/$(1)/$(3)/%.o: spec/$(3)/%.c $(call LAB_HEADERS,$(2),$(3)) $(COMMON_H) $(if $(filter submission-%,$(1)),FORCE) | need-criterion
+	@mkdir -p $$(@D)
+	$(Q)$$(CC) $$(CFLAGS) $$(CPPFLAGS) -I$(2)/$(3) $$(CRITERION_CFLAGS) -c $$< -o $$@
+
+$(BUILD)/$(1)/$(3)/%.o: spec/$(3)/%.cu $(call LAB_HEADERS,$(2),$(3)) $(COMMON_H) $(if $(filter submission-%,$(1)),FORCE) $(CU_REWRITE) | $(CU_TOOL)
 	@mkdir -p $$(@D)
 	$(Q)$$(CU_COMPILE) -I$(2)/$(3)
 

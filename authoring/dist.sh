@@ -13,8 +13,8 @@
 # <!-- instructors --> and <!-- /instructors --> lines.
 #
 # A course released in parts (make dist LABS=map,reduce,histogram) gets
-# only the labs named: the others' labs/<lab>/, tests/<lab>/, handout and
-# family folder (tests/scan, while no scan lab ships) are left out, and so
+# only the labs named: the others' labs/<lab>/, spec/<lab>/, tests/<lab>/,
+# handout and family folder (spec/scan, while no scan lab ships) are left out, and so
 # is each common/*.cuh that no file left #includes: a later lab's header
 # answers an earlier lab's stages (authoring/leaks.sh -s says which).
 # README.md's table marks the labs left out "to come"; results/ stays
@@ -43,12 +43,12 @@ for lab in "${course[@]}"; do
     case " $* " in *" $lab "*) ;; *) out+=("$lab") ;; esac
 done
 for lab in "${out[@]}"; do
-    rm -rf "labs/$lab" "tests/$lab" handouts/[0-9]*-"$lab".md
+    rm -rf "labs/$lab" "spec/$lab" "tests/$lab" handouts/[0-9]*-"$lab".md
 done
-for family in tests/*/; do # a folder a family of labs shares (scan-HS, scan-Blelloch: tests/scan)
-    family=${family%/} family=${family#tests/}
+for family in spec/*/; do # a folder a family of labs shares (scan-HS, scan-Blelloch: spec/scan)
+    family=${family%/} family=${family#spec/}
     printf "%s\n" "${course[@]}" | grep -q "^$family-" || continue
-    printf "%s\n" "$@" | grep -q "^$family-" || rm -rf "tests/$family"
+    printf "%s\n" "$@" | grep -q "^$family-" || rm -rf "spec/$family"
 done
 while :; do # a shared header that no file left includes, till none is left
     gone=0

@@ -22,8 +22,8 @@
 #
 # A line of lab A may appear only in a file of a lab later than A, in the
 # course's order (COURSE in the Makefile), that COPY holds (labs/B/): a
-# file under a folder named for it (labs/B/, tests/B/, results/<gpu>/B/) or
-# named for it (handouts/08-radix.md), one of its family (tests/scan: the
+# file under a folder named for it (labs/B/, spec/B/, results/<gpu>/B/) or
+# named for it (handouts/08-radix.md), one of its family (spec/scan: the
 # family's first lab), or a header by the earliest lab whose own files
 # #include it, however indirectly (common/collectives.cuh). Anywhere else
 # it leaks, unless authoring/leaks-accepted.txt (ACCEPTED=) accepts that
@@ -177,7 +177,7 @@ awk -F '\t' -v mode="$mode" -v course="${course[*]}" -v shipped=" $shipped" -v c
         f = from; sub(/[^\/]*$/, "", f)
         if ((f name) in file) return f name
         if (("common/" name) in file) return "common/" name
-        for (f in file) if (f ~ /^tests\/[^\/]+\// && substr(f, length(f) - length(name)) == "/" name) return f
+        for (f in file) if (f ~ /^(spec|tests)\/[^\/]+\// && substr(f, length(f) - length(name)) == "/" name) return f
         return ""
     }
     function plural(n, what) { return n " " what (n == 1 ? "" : "s") }

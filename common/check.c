@@ -61,7 +61,7 @@ const void *stage_facts(const struct lab *lab, const struct stage *s)
 {
     size_t k;
     if (!has_row(lab, s->id, &k))
-        die("%s: tests/%s/%s_lab.c has no facts for stage %s: give it a row", lab->name,
+        die("%s: spec/%s/%s_lab.c has no facts for stage %s: give it a row", lab->name,
             lab->name, lab->name, s->id);
     return (const char *)lab->facts + k * lab->facts_size;
 }
@@ -93,7 +93,7 @@ void lab_check(const struct lab *lab)
     for (size_t k = 0; lab->facts && row_id(lab, k); k++)
         if (!stage_find(lab, row_id(lab, k)) &&
             !(lab->library && strcmp(lab->library->id, row_id(lab, k)) == 0))
-            die("%s: tests/%s/%s_lab.c has facts for a stage %s, which the stage table lacks",
+            die("%s: spec/%s/%s_lab.c has facts for a stage %s, which the stage table lacks",
                 lab->name, lab->name, lab->name, row_id(lab, k));
     bool empty = lab->matrix; /* a matrix has no empty shape */
     for (const struct grade_case *c = lab_grade_cases(lab); c->size; c++) {
@@ -117,7 +117,7 @@ const struct technique *stage_technique(const struct lab *lab, const struct stag
     for (const struct technique *t = lab->techniques; t && t->id; t++)
         if (strcmp(t->id, s->id) == 0)
             return t;
-    die("%s: tests/%s/%s_lab.c has no technique for stage %s: give it a row", lab->name,
+    die("%s: spec/%s/%s_lab.c has no technique for stage %s: give it a row", lab->name,
         lab->name, lab->name, s->id);
     return NULL;
 }
@@ -140,12 +140,12 @@ static bool technique_case_valid(const struct lab *lab, const struct grade_case 
 static void check_techniques(const struct lab *lab)
 {
     if (!lab->techniques)
-        die("%s: tests/%s/%s_lab.c has no techniques table", lab->name, lab->name, lab->name);
+        die("%s: spec/%s/%s_lab.c has no techniques table", lab->name, lab->name, lab->name);
     for (const struct stage *s = lab->stages; s->id; s++)
         stage_technique(lab, s);
     for (const struct technique *t = lab->techniques; t->id; t++) {
         if (!stage_find(lab, t->id))
-            die("%s: tests/%s/%s_lab.c has a technique for a stage %s, which the stage table "
+            die("%s: spec/%s/%s_lab.c has a technique for a stage %s, which the stage table "
                 "lacks", lab->name, lab->name, lab->name, t->id);
         for (int k = 0; k < MAX_TRAITS && t->traits[k].of; k++)
             if (!t->traits[k].missing || !t->idea)

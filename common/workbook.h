@@ -229,7 +229,7 @@ struct lab {
     const char *handout; /* its handout, named in the technique's verdict: "03-histogram" */
 };
 
-/* The lab this program was built with (tests/<lab>/<lab>_lab.c defines it). */
+/* The lab this program was built with (spec/<lab>/<lab>_lab.c defines it). */
 extern const struct lab *const workbook_lab;
 
 /* A lab's header declares its stage table and library row with this, so

@@ -140,7 +140,7 @@ pristine=$here/$build/pristine
 prepare() {
     local tree
     tree=$(if [ "$commit" = "${commit#none}" ]; then git rev-parse HEAD; else
-        find common tests tools labs mk Makefile -type f -print0 | sort -z | xargs -0 md5sum | md5sum; fi)
+        find common spec tests tools labs mk Makefile -type f -print0 | sort -z | xargs -0 md5sum | md5sum; fi)
     if [ "$(cat "$pristine/.tree" 2> /dev/null)" != "$tree" ]; then
         echo "grade: making the pristine tree, and its skeletons' objects"
         rm -rf "$pristine" && mkdir -p "$pristine" || return 1
@@ -171,7 +171,7 @@ prepare() {
     done >> "$out/judges.log" 2>&1
     echo "$tree" > "$pristine/.tree"
 }
-[ "$commit" = "${commit#none}" ] && [ -n "$(git status --porcelain -- common tests tools labs mk Makefile)" ] &&
+[ "$commit" = "${commit#none}" ] && [ -n "$(git status --porcelain -- common spec tests tools labs mk Makefile)" ] &&
     echo "grade: this checkout has uncommitted changes; grading uses the committed tree ($commit)"
 # A Slurm task (PREPARED=1) finds them made by the job that submitted it,
 # and tier 2 builds nothing: tier 1's judges, and its binaries.

@@ -1,5 +1,5 @@
 /* scan-Blelloch.h: the data the scan-Blelloch kernels are given (struct
- * args, in tests/scan/scan.h) and how long each block's segment is. The tests
+ * args, in spec/scan/scan.h) and how long each block's segment is. The tests
  * build against this file: change the kernels, not it. */
 #ifndef SCAN_BLELLOCH_H
 #define SCAN_BLELLOCH_H
@@ -21,7 +21,7 @@ static inline size_t blelloch_segment(int block) { return 2 * (size_t)blelloch_t
  * segments in registers, so a segment takes segment / ITEMS threads. */
 enum { ITEMS = 8 };
 
-/* scan-Blelloch.cu's stage table, and the library row (tests/scan-Blelloch) */
+/* scan-Blelloch.cu's stage table, and the library row (spec/scan-Blelloch) */
 LAB_EXPORT const struct stage scan_blelloch_stages[];
 LAB_EXPORT const struct stage scan_blelloch_library;
 

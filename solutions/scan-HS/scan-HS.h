@@ -1,5 +1,5 @@
 /* scan-HS.h: the data the scan-HS kernels are given (struct args, in
- * tests/scan/scan.h) and how long each block's segment is. The tests build
+ * spec/scan/scan.h) and how long each block's segment is. The tests build
  * against this file: change the kernels, not it. */
 #ifndef SCAN_HS_H
 #define SCAN_HS_H
@@ -16,7 +16,7 @@ static inline size_t hs_segment(int block) { return (size_t)(block + 31) / 32 * 
  * one (handouts/04-scan-HS.md says why that was its limit). */
 enum { SEGMENTS4 = 4 };
 
-/* scan-HS.cu's stage table, and the library row (tests/scan-HS) */
+/* scan-HS.cu's stage table, and the library row (spec/scan-HS) */
 LAB_EXPORT const struct stage scan_hs_stages[];
 LAB_EXPORT const struct stage scan_hs_library;
 

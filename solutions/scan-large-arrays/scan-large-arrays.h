@@ -1,5 +1,5 @@
 /* scan-large-arrays.h: the data the scan-large-arrays kernels are given
- * (struct args, in tests/scan/scan.h) and how big a tile is. The tests build
+ * (struct args, in spec/scan/scan.h) and how big a tile is. The tests build
  * against this file: change the kernels, not it. */
 #ifndef SCAN_LARGE_ARRAYS_H
 #define SCAN_LARGE_ARRAYS_H
@@ -19,7 +19,7 @@ static inline int tile_threads(int block)
 }
 static inline size_t tile_size(int block) { return (size_t)tile_threads(block) * ITEMS; }
 
-/* scan-large-arrays.cu's stage table, and the library row (tests/scan-large-arrays) */
+/* scan-large-arrays.cu's stage table, and the library row (spec/scan-large-arrays) */
 LAB_EXPORT const struct stage scan_large_stages[];
 LAB_EXPORT const struct stage scan_large_library;
 

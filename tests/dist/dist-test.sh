@@ -46,7 +46,7 @@ make --no-print-directory dist DIST="$tmp/bad" LABS=map,nope 2>&1 | grep -q "nop
 make --no-print-directory dist DIST="$tmp/part" LABS=map,reduce,histogram > /dev/null || exit 1
 part=$tmp/part/gpu-workbook
 [ "$(cd "$part/labs" && echo *)" = "histogram map reduce" ] || fail "LABS=map,reduce,histogram: labs/ holds $(cd "$part/labs" && echo *)"
-for gone in tests/scan-HS tests/scan tests/radix handouts/04-scan-HS.md handouts/09-transpose.md common/collectives.cuh common/lookback.cuh; do
+for gone in spec/scan-HS tests/scan-HS spec/scan spec/radix tests/radix handouts/04-scan-HS.md handouts/09-transpose.md common/collectives.cuh common/lookback.cuh; do
     [ ! -e "$part/$gone" ] || fail "LABS=map,reduce,histogram: the copy holds $gone"
 done
 [ -e "$part/handouts/00-introduction.md" ] || fail "LABS=map,reduce,histogram: the copy lacks the introduction"

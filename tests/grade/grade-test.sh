@@ -196,10 +196,10 @@ graded() { # NAME (its folder in OUT): is it in this run's class?
 stage_seconds=5
 settings="GRADE_STAGE_SECONDS=$stage_seconds SANDBOX_MEM_MB=1024 SANDBOX_DISK_MB=512 SEED=7"
 [ -z "${CLASS_ONLY:-}" ] || { echo "$settings"; exit 0; }
-before=$(git status --porcelain; find common tests tools labs mk grading authoring Makefile -type f -exec md5sum {} + | sort)
+before=$(git status --porcelain; find common spec tests tools labs mk grading authoring Makefile -type f -exec md5sum {} + | sort)
 # shellcheck disable=SC2086 # $settings is NAME=VALUE words
 env $settings make --no-print-directory grade SUBMISSIONS="$class" OUT="$out" LAB=map EMU="$emu"
-after=$(git status --porcelain; find common tests tools labs mk grading authoring Makefile -type f -exec md5sum {} + | sort)
+after=$(git status --porcelain; find common spec tests tools labs mk grading authoring Makefile -type f -exec md5sum {} + | sort)
 
 status=0
 full=$(tests/grade/stages.sh "build/$([ "$emu" = 1 ] && echo emu/)solutions" map) # a point a stage

@@ -1,6 +1,6 @@
 /* scan-large-arrays_lab.c: the scan-large-arrays lab as the tests and the driver see it.
  * The inputs, the CPU reference, the byte counts and the readings of a wrong
- * scan are shared by the three scan labs (tests/scan/scan.c); this file adds
+ * scan are shared by the three scan labs (spec/scan/scan.c); this file adds
  * the stages, how big a block's tile is, and which bugs each stage can
  * have. Four variants: exclusive and inclusive, of ints (exact) and floats. */
 #include "workbook.h"

@@ -1,5 +1,5 @@
 /* scan.c: the inputs, CPU reference, byte counts and known bugs that the
- * three scan labs share. Each lab's tests/<lab>/<lab>_lab.c adds its stages
+ * three scan labs share. Each lab's spec/<lab>/<lab>_lab.c adds its stages
  * and how long a block's segment is. */
 #include "scan.h"
 
