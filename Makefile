@@ -87,7 +87,10 @@ CU_COMPILE = $(NVCC) $(NVFLAGS) $(CPPFLAGS) -c $< -o $@
 KERNEL_COMPILE = $(CU_COMPILE)
 SHARED_CUH  := $(wildcard common/*.cuh $(FAMILY_DIRS:%=%/*.cuh))
 COMMON_H    := $(wildcard common/*.h common/emu/*.h $(FAMILY_DIRS:%=%/*.h)) $(SHARED_CUH)
-COMMON_OBJS  = $(BUILD)/common/workbook.o $(BUILD)/common/check.o $(EMU_OBJS)
+# The host half, no CUDA in it: the lab model, the diagnosis of a wrong run,
+# its report, and host helpers (tests/common tests them without a GPU).
+CHECK_OBJS   = $(patsubst %,$(BUILD)/common/%.o,lab diagnose report host)
+COMMON_OBJS  = $(BUILD)/common/workbook.o $(CHECK_OBJS) $(EMU_OBJS)
 # EMU=1 changes the build folder, the compilers and the flags above.
 include mk/emu.mk
 # GRADED=1: what make grade builds a submission with (grading/grade.sh), in a
@@ -183,7 +186,7 @@ $(BUILD)/common/%.o: common/%.c $(COMMON_H)
 $(BUILD)/probe: $(BUILD)/common/probe.o $(COMMON_OBJS)
 	$(Q)$(CXX) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/selftest: $(BUILD)/common/check.o $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/common/*.c))
+$(BUILD)/selftest: $(CHECK_OBJS) $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/common/*.c))
 	$(Q)$(CXX) -o $@ $^ $(CRITERION_LIBS) -lm
 
 # A lab of a family links the family's code (FAMILY.<lab> above).

@@ -42,7 +42,7 @@ struct grade_case {
  * Right outputs are not enough: each stage after a lab's first declares the
  * facts its idea implies, as loosely as the idea allows, and the emulation
  * counts them on one run (common/emu/counts.cpp), GPU or not. A measure is a
- * figure of those counts (check.c has the workbook's; a lab may add its
+ * figure of those counts (lab.c has the workbook's; a lab may add its
  * own); a trait bounds one. To choose bounds, WORKBOOK_FIGURES=1
  * build/emu/solutions/<lab>/run technique=all prints every measure of every
  * stage; a bound sits between the stage's figure and its lazy mutants'
@@ -125,7 +125,7 @@ struct mismatch {
     double expected, got; /* at first */
 };
 
-/* What problem_verify found, for check.c to put into words. */
+/* What problem_verify found, for report.c to put into words. */
 enum verdict { RIGHT, KERNEL_FAILED, GUARD_WRITTEN, INPUT_CHANGED, OUTPUT_WRONG };
 
 struct finding {
@@ -386,7 +386,7 @@ void print_measures(FILE *out, const struct problem *p, const struct access_coun
 void access_counts_begin(void);
 void access_counts_end(struct access_counts *c);
 
-/* ---- checking (host only, check.c) ------------------------------------- */
+/* ---- checking (host only: lab.c, diagnose.c, report.c) ------------------ */
 size_t elem_size(enum elem type);
 void fill_poison(void *data, size_t bytes);
 bool is_poison(const void *data, size_t bytes);

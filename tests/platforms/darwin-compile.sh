@@ -24,7 +24,7 @@ criterion=$(pkg-config --variable=includedir criterion 2> /dev/null)/criterion
 [ -d "$criterion" ] && ln -s "$criterion" "$work/include/criterion"
 
 emu=$(ls common/emu/*.cpp)
-harness="common/check.c common/workbook.cu common/probe.c common/driver.c"
+harness="common/lab.c common/diagnose.c common/report.c common/host.c common/workbook.cu common/probe.c common/driver.c"
 criterion_files="common/testing.c common/test_main.c $(ls tests/emu/*.c tests/emu/*.cu)"
 [ -d "$criterion" ] || criterion_files=""
 
