@@ -189,6 +189,10 @@ $(BUILD)/probe: $(BUILD)/common/probe.o $(COMMON_OBJS)
 $(BUILD)/selftest: $(CHECK_OBJS) $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/common/*.c))
 	$(Q)$(CXX) -o $@ $^ $(CRITERION_LIBS) -lm
 
+# The run program (make run, and every run grading asks for), built per lab:
+# its options and main, the run table, the grader's runs, their seal.
+DRIVER_PARTS := driver run_table judge seal
+
 # A lab of a family links the family's code (FAMILY.<lab> above).
 FAMILY_OBJS = $(if $(FAMILY.$(1)),$(BUILD)/spec/$(FAMILY.$(1))/$(FAMILY.$(1)).o)
 
@@ -213,9 +217,9 @@ LAB_HEADERS = $(wildcard $(1)/$(2)/*.h) $(filter $(1)/$(2)/%.h,$(SKELETON_FILES)
 
 # One lab built from one tree: $(1) its name under build/, $(2) the folder
 # holding the lab's sources, $(3) the lab. The tests and the harness are
-# always this checkout's; only the kernels come from the tree. The driver
-# links first: its .preinit_array entry (the grader's seal key) runs before
-# anything of the student's file.
+# always this checkout's; only the kernels come from the tree. The run
+# program's seal.o links first: its .preinit_array entry (the grader's seal
+# key) runs before anything of the student's file.
 define LAB_RULES
 $(BUILD)/$(1)/$(3)/$(3).o: $(2)/$(3)/$(3).cu $(call LAB_HEADERS,$(2),$(3)) $(COMMON_H) $(if $(filter submission-%,$(1)),FORCE) $(CU_REWRITE) | $(CU_TOOL)
 	@mkdir -p $$(@D)
@@ -243,8 +247,8 @@ $(BUILD)/$(1)/$(3)/test: $(BUILD)/$(1)/$(3)/$(3).o $(BUILD)/$(1)/$(3)/$(3)_lab.o
 	$(Q)$$(CXX) -o $$@ $$^ $$(CRITERION_LIBS) $$(LDLIBS)
 
 $(BUILD)/$(1)/$(3)/run: $(BUILD)/$(1)/$(3)/$(3).o $(BUILD)/$(1)/$(3)/$(3)_lab.o $(call LAB_CU_OBJS,$(1),$(3)) \
-		$(BUILD)/$(1)/$(3)/driver.o $(call FAMILY_OBJS,$(3)) $(COMMON_OBJS)
-	$(Q)$$(CXX) -o $$@ $$(filter %/driver.o,$$^) $$(filter-out %/driver.o,$$^) $$(LDLIBS)
+		$(patsubst %,$(BUILD)/$(1)/$(3)/%.o,$(DRIVER_PARTS)) $(call FAMILY_OBJS,$(3)) $(COMMON_OBJS)
+	$(Q)$$(CXX) -o $$@ $$(filter %/seal.o,$$^) $$(filter-out %/seal.o,$$^) $$(LDLIBS)
 endef
 $(foreach l,$(WRITTEN),$(eval $(call LAB_RULES,labs,labs,$(l))))
 $(foreach l,$(WRITTEN),$(eval $(call LAB_RULES,solutions,solutions,$(l))))

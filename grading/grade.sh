@@ -20,7 +20,7 @@
 #   holding the binary alone: once for every case (run dump=...), leaving
 #   its results in files; and once counted by the emulated build at the
 #   lab's technique case (run technique=ID dump=...), leaving the counts
-#   sealed with a key made for that run alone (common/driver.c, "the
+#   sealed with a key made for that run alone (common/seal.c, "the
 #   technique record") and the counted run's results.
 # - The grade comes from this checkout's own binary, which never runs student
 #   code: it rebuilds each case's inputs and reference from a seed drawn
