@@ -5,8 +5,8 @@
 # and none of what the instructor keeps, each in a folder of its own:
 # solutions/ and their model answers, grading/ (the grader), authoring/
 # (what makes and proves the kit, the Makefile's instructors' part
-# included), notebook/ (experiments and runs: kernels of the graded stages,
-# patches of them), the tests of those (tests/grade, tests/mutants: lines
+# included; ARCHITECTURE.md is its map), notebook/ (experiments and runs:
+# kernels of the graded stages, patches of them), the tests of those (tests/grade, tests/mutants: lines
 # of the solutions, tests/bench, tests/dist, tests/handouts, tests/deps,
 # tests/devcontainer) and this repository's CI (.ci, and the macOS
 # workflow, which tests the solutions). README.md loses what lies between
@@ -33,7 +33,7 @@ git archive --format=tar HEAD | tar -x -C "$dir/$name"
 mkdir -p "$dir/$name/.github/workflows"
 grading/classroom.sh grading/weights.txt "$bins" "$@" > "$dir/$name/.github/workflows/classroom.yml"
 cd "$dir/$name"
-rm -rf solutions grading authoring notebook .ci tests/grade tests/mutants tests/bench tests/dist tests/handouts \
+rm -rf ARCHITECTURE.md solutions grading authoring notebook .ci tests/grade tests/mutants tests/bench tests/dist tests/handouts \
     tests/deps tests/devcontainer .github/workflows/macos.yml
 
 # The labs left out, with all that is theirs alone.

@@ -87,6 +87,7 @@ check-scripts:
 	shellcheck is missing (make deps installs it)"; [ -z "$(WORKBOOK_MAINTAINER)" ]; \
 	else shellcheck -x $(SCRIPTS) && echo "check: shellcheck finds nothing in the \
 	$(words $(SCRIPTS)) scripts"; fi
+	@authoring/includes.sh --check
 
 # The tests against the mistakes students make: each planted in a copy of
 # the solution, caught, and its cause named in the report.
