@@ -143,8 +143,11 @@ struct acquisition {
 struct word_history; /* history.cpp's record of a word of device memory */
 struct allocation;   /* device.cpp's of a cudaMalloc */
 
-/* One per worker: the block it is running, its fibers and its memory. */
+/* One per worker: the block it is running, its fibers and its memory. Each
+ * group of fields names its owner, the file that keeps it. */
 struct block_runner {
+    /* -- the block and its fibers: emu.cpp's scheduler (faults.cpp records a
+     *    crash; history.cpp keeps what each fiber learnt from other blocks) -- */
     char *stacks;      /* one slot per fiber: a guard zone, then the stack */
     char *stack_floor; /* the running fiber's lowest usable address */
     bool in_fiber;     /* a kernel thread runs, so a crash is its */
@@ -162,6 +165,7 @@ struct block_runner {
     unsigned threads, current;
     int barrier_sum, barrier_result; /* __syncthreads_count and friends */
 
+    /* -- shared memory and its race detector: shared.cpp -- */
     unsigned char *shared; /* SHARED_STATIC of static variables, then the dynamic part */
     std::vector<emu_shared_site *> touched; /* static variables poisoned in this block */
     word_record *records;                   /* one per word of shared */
@@ -169,6 +173,8 @@ struct block_runner {
     unsigned long long first_phase;         /* its first: a word written before, another block's */
     unsigned warp_step[WARPS];              /* warp synchronisations in the phase, per warp */
     race raced;
+    /* -- the device arrays last seen, a cache: device.cpp (history.cpp adds
+     *    their writes to the count) -- */
     const char *seen_lo, *seen_hi; /* device memory a kernel may touch, last seen */
     /* the array last seen: its allocation, the history of its words, and
      * the writes to it not yet added to its count */
@@ -183,7 +189,8 @@ struct block_runner {
         allocation *array;
         unsigned long long writes;
     } recent[RECENT];
-    /* how this block orders its accesses to device memory with other blocks */
+    /* -- how this block orders its accesses to device memory with other
+     *    blocks and among its threads: history.cpp -- */
     unsigned fences;      /* __threadfence() calls by its threads */
     unsigned stores;      /* stores to device memory by its threads */
     unsigned releases;    /* of them, volatile and atomic ones: flags, tickets */
@@ -204,6 +211,7 @@ struct block_runner {
     unsigned long long phase_first_clock;
     unsigned warp_step_seen[WARPS], warp_first_store[WARPS];
     unsigned long long warp_first_clock[WARPS];
+    /* -- the stall timer: emu.cpp -- */
     double stalled_since; /* when all its runnable threads began to spin, or 0 */
 };
 extern thread_local block_runner *runner; /* null outside kernels */
