@@ -90,7 +90,7 @@ COMMON_H    := $(wildcard common/*.h common/emu/*.h $(FAMILY_DIRS:%=%/*.h)) $(SH
 # The host half, no CUDA in it: the lab model, the diagnosis of a wrong run,
 # its report, and host helpers (tests/common tests them without a GPU).
 CHECK_OBJS   = $(patsubst %,$(BUILD)/common/%.o,lab diagnose report host)
-COMMON_OBJS  = $(BUILD)/common/workbook.o $(CHECK_OBJS) $(EMU_OBJS)
+COMMON_OBJS  = $(patsubst %,$(BUILD)/common/%.o,workbook verify gpu) $(CHECK_OBJS) $(EMU_OBJS)
 # EMU=1 changes the build folder, the compilers and the flags above.
 include mk/emu.mk
 # GRADED=1: what make grade builds a submission with (grading/grade.sh), in a
@@ -242,7 +242,7 @@ $(BUILD)/$(1)/$(3)/%.o: common/%.c $(COMMON_H) $(if $(filter submission-%,$(1)),
 	$(Q)$$(CC) $$(CFLAGS) $$(CPPFLAGS) $$(CRITERION_CFLAGS) -DLAB_SOURCE='"$(2)/$(3)/$(3).cu"' -c $$< -o $$@
 
 $(BUILD)/$(1)/$(3)/test: $(BUILD)/$(1)/$(3)/$(3).o $(BUILD)/$(1)/$(3)/$(3)_lab.o $(call LAB_CU_OBJS,$(1),$(3)) \
-		$(BUILD)/$(1)/$(3)/test_$(3).o $(BUILD)/$(1)/$(3)/test_main.o \
+		$(BUILD)/$(1)/$(3)/test_$(3).o $(BUILD)/$(1)/$(3)/test_main.o $(BUILD)/$(1)/$(3)/test_report.o \
 		$(BUILD)/common/testing.o $(call FAMILY_OBJS,$(3)) $(COMMON_OBJS)
 	$(Q)$$(CXX) -o $$@ $$^ $$(CRITERION_LIBS) $$(LDLIBS)
 
