@@ -70,7 +70,7 @@ static const struct grade_case workbook_grade_cases[] = {
 
 const struct grade_case *lab_grade_cases(const struct lab *lab)
 {
-    return lab->grade_cases ? lab->grade_cases : workbook_grade_cases;
+    return lab->grading.cases ? lab->grading.cases : workbook_grade_cases;
 }
 
 static void check_techniques(const struct lab *lab);
@@ -83,11 +83,11 @@ void lab_check(const struct lab *lab)
         if (lab->facts)
             stage_facts(lab, s);
     }
-    if (lab->facts && lab->library)
-        stage_facts(lab, lab->library);
+    if (lab->facts && lab->run.library)
+        stage_facts(lab, lab->run.library);
     for (size_t k = 0; lab->facts && row_id(lab, k); k++)
         if (!stage_find(lab, row_id(lab, k)) &&
-            !(lab->library && strcmp(lab->library->id, row_id(lab, k)) == 0))
+            !(lab->run.library && strcmp(lab->run.library->id, row_id(lab, k)) == 0))
             die("%s: spec/%s/%s_lab.c has facts for a stage %s, which the stage table lacks",
                 lab->name, lab->name, lab->name, row_id(lab, k));
     bool empty = lab->matrix; /* a matrix has no empty shape */
@@ -109,7 +109,7 @@ void lab_check(const struct lab *lab)
 
 const struct technique *stage_technique(const struct lab *lab, const struct stage *s)
 {
-    for (const struct technique *t = lab->techniques; t && t->id; t++)
+    for (const struct technique *t = lab->technique.rows; t && t->id; t++)
         if (strcmp(t->id, s->id) == 0)
             return t;
     die("%s: spec/%s/%s_lab.c has no technique for stage %s: give it a row", lab->name,
@@ -119,10 +119,10 @@ const struct technique *stage_technique(const struct lab *lab, const struct stag
 
 const struct grade_case *stage_technique_case(const struct lab *lab, const struct stage *s)
 {
-    for (const struct technique_case *c = lab->technique_cases; c && c->id; c++)
+    for (const struct technique_case *c = lab->technique.elsewhere; c && c->id; c++)
         if (strcmp(c->id, s->id) == 0)
             return &c->at;
-    return &lab->technique_case;
+    return &lab->technique.at;
 }
 
 static bool technique_case_valid(const struct lab *lab, const struct grade_case *c)
@@ -134,11 +134,11 @@ static bool technique_case_valid(const struct lab *lab, const struct grade_case 
 
 static void check_techniques(const struct lab *lab)
 {
-    if (!lab->techniques)
+    if (!lab->technique.rows)
         die("%s: spec/%s/%s_lab.c has no techniques table", lab->name, lab->name, lab->name);
     for (const struct stage *s = lab->stages; s->id; s++)
         stage_technique(lab, s);
-    for (const struct technique *t = lab->techniques; t->id; t++) {
+    for (const struct technique *t = lab->technique.rows; t->id; t++) {
         if (!stage_find(lab, t->id))
             die("%s: spec/%s/%s_lab.c has a technique for a stage %s, which the stage table "
                 "lacks", lab->name, lab->name, lab->name, t->id);
@@ -147,11 +147,11 @@ static void check_techniques(const struct lab *lab)
                 die("%s: stage %s's technique says not what is missing when it fails",
                     lab->name, t->id);
     }
-    for (const struct technique_case *c = lab->technique_cases; c && c->id; c++)
+    for (const struct technique_case *c = lab->technique.elsewhere; c && c->id; c++)
         if (!stage_find(lab, c->id) || !technique_case_valid(lab, &c->at))
             die("%s: the technique case of stage %s names no stage, or no size with a block "
                 "of 1 to 1024 threads", lab->name, c->id);
-    if (!technique_case_valid(lab, &lab->technique_case) || !lab->handout)
+    if (!technique_case_valid(lab, &lab->technique.at) || !lab->handout)
         die("%s: its technique case (a size, a block of 1 to 1024 threads) or handout is missing",
             lab->name);
 }
@@ -300,7 +300,7 @@ const char *stage_list(const struct lab *lab)
 
 const char *hang_advice(const struct lab *lab)
 {
-    return lab->hang ? lab->hang
+    return lab->diagnosis.hang ? lab->diagnosis.hang
                      : "a kernel that never returns usually has a loop whose index never "
                        "reaches its bound, or threads waiting on a barrier or flag that never "
                        "comes";

@@ -102,9 +102,9 @@ static const char *what_is_wrong(const struct problem *p, const struct stage *s,
             field_add(r->what, len, "\n(floats pass within %g + %g*|expected|)", b->atol,
                       b->rtol);
         r->untouched = m->unwritten == b->compared ||
-                       (p->lab->untouched && p->lab->untouched(p, s, b, m));
-        const char *hint = p->lab->hint ? p->lab->hint(p, s, b, m) : NULL;
-        if (hint || (p->lab->moves_values && m->unwritten < b->compared))
+                       (p->lab->diagnosis.untouched && p->lab->diagnosis.untouched(p, s, b, m));
+        const char *hint = p->lab->diagnosis.hint ? p->lab->diagnosis.hint(p, s, b, m) : NULL;
+        if (hint || (p->lab->diagnosis.moves_values && m->unwritten < b->compared))
             return hint;
         hint = read_poison_hint(p, b, m);
         return hint ? hint : shape_hint(p, b, m);

@@ -169,7 +169,7 @@ static const char *lanes_cell(char *t, const struct row *r)
     return per_request(t, counts_of(r), GLOBAL_LOAD, SHARED_STORE, 'l');
 }
 
-/* The rate's title names the lab's items (lab->items: "keys" gives Gkeys/s). */
+/* The rate's title names the lab's items (lab->run.items: "keys" gives Gkeys/s). */
 static char rate_title[CELL];
 static const struct column stage_col = {"stage", -6, false, stage_cell},
     idea_col = {"idea", -42, false, idea_cell}, check_col = {"check", -5, true, check_cell},
@@ -202,9 +202,9 @@ static const struct column *const *table_columns = run_columns;
 /* The run table's columns for this lab, chosen once before it is printed. */
 static void choose_columns(const struct lab *lab)
 {
-    table_columns = gpu_emulated() ? emu_columns : lab->items ? run_columns_rate : run_columns;
-    if (lab->items)
-        snprintf(rate_title, sizeof rate_title, "G%s/s", lab->items);
+    table_columns = gpu_emulated() ? emu_columns : lab->run.items ? run_columns_rate : run_columns;
+    if (lab->run.items)
+        snprintf(rate_title, sizeof rate_title, "G%s/s", lab->run.items);
 }
 
 static const struct column block_col = {"block", 6, false, NULL},
@@ -322,7 +322,7 @@ static double time_stage_row(struct problem *p, const struct stage *s, const cha
     if (emu) { /* CPU times: no bandwidths or speedups to show, but counts */
         double writes = problem_output_writes(p);
         struct access_counts *counts = &last_counts;
-        bool counted = s != p->lab->library && problem_count_accesses(p, s, counts);
+        bool counted = s != p->lab->run.library && problem_count_accesses(p, s, counts);
         print_row(&(struct row){.stage = label, .idea = s->idea, .check = "ok", .colour = GREEN,
                                 .ms = ms, .writes = writes, .counts = counted ? counts : NULL});
     } else
@@ -364,7 +364,7 @@ static void print_table_intro(const struct problem *p, const struct timing *t)
            size_text(p->n, p->cols), (unsigned long long)p->seed,
            p->block, LAB_SOURCE);
     printf("GPU: %s\n", gpu_description());
-    const char *how = p->lab->reference_name;
+    const char *how = p->lab->run.reference_name;
     printf("CPU reference%s%s%s: %.3f ms (one core, median of %d)\n", how ? " (" : "",
            how ? how : "", how ? ")" : "", t->cpu_ms, t->cpu_reps);
     choose_columns(p->lab);
@@ -407,8 +407,8 @@ static void run_stages(struct problem *p, const struct timing *t, const char *fi
 {
     const struct lab *lab = p->lab;
     double prev_ms = 0;
-    if (lab->library)
-        o->library_ms = stage_row(p, lab->library, "lib", t, 0, o);
+    if (lab->run.library)
+        o->library_ms = stage_row(p, lab->run.library, "lib", t, 0, o);
     for (const struct stage *s = lab->stages; s->id && gpu_healthy(); s++) {
         double ms = stage_selected(s, filter) ? stage_row(p, s, s->id, t, prev_ms, o) : 0;
         if (ms == 0)
@@ -418,7 +418,7 @@ static void run_stages(struct problem *p, const struct timing *t, const char *fi
             o->best_ms = ms;
         }
         prev_ms = ms;
-        if (lab->sweep_stage && stage_selected(s, lab->sweep_stage) && o->nsweeps < MAX_SWEEPS)
+        if (lab->run.sweep_stage && stage_selected(s, lab->run.sweep_stage) && o->nsweeps < MAX_SWEEPS)
             o->sweeps[o->nsweeps++] = s;
     }
     unwatch();
@@ -432,7 +432,7 @@ static void print_table_end(const struct lab *lab, const struct outcome *o)
                "this process)\n");
     if (o->best && o->library_ms > 0 && !gpu_emulated())
         printf("best stage: %s at %.4f ms, %.2f times the library's time (%s)\n", o->best->id,
-               o->best_ms, o->best_ms / o->library_ms, lab->library->idea);
+               o->best_ms, o->best_ms / o->library_ms, lab->run.library->idea);
     if (*o->failures)
         printf("\n%sWrong%s (make test LAB=%s STAGE=... says more):\n%s", RED, PLAIN, lab->name,
                o->failures);

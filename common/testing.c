@@ -55,8 +55,8 @@ size_t all_variants_up_to(const struct lab *lab)
     if (variant_count(lab) == 1)
         return 0;
     if (!gpu_emulated())
-        return lab->all_variants_up_to;
-    return lab->emulated_all_variants_up_to ? lab->emulated_all_variants_up_to
+        return lab->tests.all_variants_up_to;
+    return lab->tests.emulated_all_variants_up_to ? lab->tests.emulated_all_variants_up_to
                                             : EMULATED_ALL_VARIANTS_UP_TO;
 }
 

@@ -46,8 +46,8 @@
     XB(name, id, 100003, 1024)
 
 /* Above this n a test checks one variant of the lab, which the seed picks
- * (0: every variant at every size): lab->all_variants_up_to on a GPU; under
- * the emulation lab->emulated_all_variants_up_to, or by default 2^17, so
+ * (0: every variant at every size): lab->tests.all_variants_up_to on a GPU; under
+ * the emulation lab->tests.emulated_all_variants_up_to, or by default 2^17, so
  * that the largest size checks one variant (the seed turns them over), and
  * n = 100003 and the small sizes every one. */
 #define EMULATED_ALL_VARIANTS_UP_TO ((size_t)1 << 17)
@@ -68,7 +68,7 @@ size_t all_variants_up_to(const struct lab *lab);
         expect_stage_correct(&name##_lab, #id, n, 0, block);                                \
     }
 
-/* And one test that the stage's kernel shows its idea (lab->techniques),
+/* And one test that the stage's kernel shows its idea (lab->technique.rows),
  * counted under the emulation at the lab's technique case; the runner
  * keeps it apart from the sizes. */
 #define TECHNIQUE_TEST_NAME "shows_its_idea"

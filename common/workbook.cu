@@ -152,7 +152,7 @@ void problem_upload(struct problem *p, const struct stage *s)
 {
     for (int i = 0; i < p->nbuf; i++) {
         struct buffer *b = &p->buf[i];
-        if (b->role == INPUT && (!s || !p->lab->reads || p->lab->reads(s, b)))
+        if (b->role == INPUT && (!s || !p->lab->run.reads || p->lab->run.reads(s, b)))
             CUDA_CHECK(cudaMemcpy(b->dev, b->host, bytes_of(b), cudaMemcpyHostToDevice));
     }
 }

@@ -144,6 +144,10 @@ struct finding {
 #define LAB_REFERENCE(f) f
 #endif
 
+/* A lab as the harness sees it (spec/<lab>/<lab>_lab.c fills it in). The
+ * first part every lab gives (variants, threads, tile, normalize and facts
+ * may be left out); each named section after it is optional, field by
+ * field, and says which part of the kit reads it. */
 struct lab {
     const char *name;       /* "map" */
     bool matrix;            /* sizes are ROWSxCOLS (N=1000x999), n = rows * cols */
@@ -152,10 +156,6 @@ struct lab {
     /* Inputs or types every stage is checked and timed on ("int", "float"),
      * NULL-terminated; NULL for one unnamed variant. */
     const char *const *variants;
-    /* The library's version of the operation (CUB), checked and timed in
-     * the same run as the stages, or NULL. */
-    const struct stage *library;
-    const char *sweep_stage;      /* stages for the block-size sweep ("1,2"), or NULL */
     /* The threads per block stage s runs when asked for BLOCK (launchers
      * round it to what their kernels need); NULL: BLOCK itself. */
     int (*threads)(const struct stage *s, int block);
@@ -173,37 +173,10 @@ struct lab {
      * which a graded build (GRADED=1) leaves out: there the process runs the
      * student's code, and must hold no answer it could copy. */
     void (*reference)(struct problem *p);
-    /* Does stage s read input b? (to time only the copies it needs);
-     * NULL: every stage reads every input. */
-    bool (*reads)(const struct stage *s, const struct buffer *b);
-    /* What usually makes this lab's kernels wait forever, said when one
-     * times out; NULL for the general advice. */
-    const char *hang;
     /* Put what stage s wrote in b into the reference's form where the stage
      * may write another (an unordered append, compared as a multiset); NULL
      * when every output is compared as written. */
     void (*normalize)(const struct problem *p, const struct stage *s, struct buffer *b);
-    /* What n counts, when a rate says more than bandwidth ("keys": the run
-     * table shows Gkeys/s beside the time); NULL for no rate column. */
-    const char *items;
-    /* The CPU reference's method, named in the run table ("LSD radix sort,
-     * 8-bit digits"); NULL to leave it unnamed. */
-    const char *reference_name;
-    /* Under the CPU emulation, sizes above this check one variant (the
-     * seed picks it; VARIANT= still picks one), so that a lab whose stages
-     * make many passes stays quick there; 0: the tests' own bound
-     * (testing.h), which leaves the largest size one variant. */
-    size_t emulated_all_variants_up_to;
-    /* The same on a GPU, where what costs is the host's share: inputs,
-     * references and comparisons of many variants at the largest size. */
-    size_t all_variants_up_to;
-    /* A lab-specific explanation of a wrong output, or NULL. */
-    const char *(*hint)(const struct problem *p, const struct stage *s,
-                        const struct buffer *b, const struct mismatch *m);
-    /* The outputs are the input's values moved, never computed (a sort, a
-     * transpose): where the hint finds no cause, none is read from
-     * arithmetic the stage never does (poison words added in, a formula). */
-    bool moves_values;
     /* What the lab's hooks know of each stage, in a struct of the lab's own:
      * a row for each stage of the table and one for the library, each
      * starting with the stage's id, then a row whose id is NULL. The hooks
@@ -211,22 +184,70 @@ struct lab {
      * misses a stage. NULL: the hooks treat every stage alike. */
     const void *facts;
     size_t facts_size; /* one row's bytes */
-    /* The sizes make grade judges each stage at, ended by {NULL}; NULL for
-     * the workbook's own (lab_grade_cases). */
-    const struct grade_case *grade_cases;
-    /* Does a wrong output hold only what stage s's launcher put there before
-     * its kernels ran (a sum or count it set to 0), so that the stage looks
-     * still a TODO? NULL: only an output never written looks so. */
-    bool (*untouched)(const struct problem *p, const struct stage *s,
-                      const struct buffer *b, const struct mismatch *m);
-    /* A row for each stage (traits may be empty), then {NULL}: what each
-     * stage's kernel must show besides right outputs (lab_check insists). */
-    const struct technique *techniques;
-    /* The size techniques are counted at: a few tiles of every stage, so
-     * that per-block facts are seen on many blocks. */
-    struct grade_case technique_case;
-    const struct technique_case *technique_cases; /* stages counted elsewhere, then {NULL} */
     const char *handout; /* its handout, named in the technique's verdict: "03-histogram" */
+
+    struct { /* ---- the run table (make run, make bench) ---------------- */
+        /* The library's version of the operation (CUB), checked and timed
+         * in the same run as the stages, or NULL. */
+        const struct stage *library;
+        const char *sweep_stage; /* stages for the block-size sweep ("1,2"), or NULL */
+        /* Does stage s read input b? (to time only the copies it needs);
+         * NULL: every stage reads every input. */
+        bool (*reads)(const struct stage *s, const struct buffer *b);
+        /* What n counts, when a rate says more than bandwidth ("keys": the
+         * run table shows Gkeys/s beside the time); NULL for no rate column. */
+        const char *items;
+        /* The CPU reference's method, named in the run table ("LSD radix
+         * sort, 8-bit digits"); NULL to leave it unnamed. */
+        const char *reference_name;
+    } run;
+
+    struct { /* ---- the tests (make test) ------------------------------- */
+        /* Under the CPU emulation, sizes above this check one variant (the
+         * seed picks it; VARIANT= still picks one), so that a lab whose
+         * stages make many passes stays quick there; 0: the tests' own
+         * bound (testing.h), which leaves the largest size one variant. */
+        size_t emulated_all_variants_up_to;
+        /* The same on a GPU, where what costs is the host's share: inputs,
+         * references and comparisons of many variants at the largest size. */
+        size_t all_variants_up_to;
+    } tests;
+
+    struct { /* ---- the diagnosis of a wrong run (report.c) ------------- */
+        /* A lab-specific explanation of a wrong output, or NULL. */
+        const char *(*hint)(const struct problem *p, const struct stage *s,
+                            const struct buffer *b, const struct mismatch *m);
+        /* What usually makes this lab's kernels wait forever, said when one
+         * times out; NULL for the general advice. */
+        const char *hang;
+        /* The outputs are the input's values moved, never computed (a sort,
+         * a transpose): where the hint finds no cause, none is read from
+         * arithmetic the stage never does (poison words added in, a formula). */
+        bool moves_values;
+        /* Does a wrong output hold only what stage s's launcher put there
+         * before its kernels ran (a sum or count it set to 0), so that the
+         * stage looks still a TODO? NULL: only an output never written
+         * looks so. */
+        bool (*untouched)(const struct problem *p, const struct stage *s,
+                          const struct buffer *b, const struct mismatch *m);
+    } diagnosis;
+
+    struct { /* ---- grading (make grade) -------------------------------- */
+        /* The sizes make grade judges each stage at, ended by {NULL}; NULL
+         * for the workbook's own (lab_grade_cases). */
+        const struct grade_case *cases;
+    } grading;
+
+    struct { /* ---- the technique: does a stage's kernel show its idea? -- */
+        /* A row for each stage (traits may be empty), then {NULL}: what
+         * each stage's kernel must show besides right outputs (lab_check
+         * insists). */
+        const struct technique *rows;
+        /* The size techniques are counted at: a few tiles of every stage,
+         * so that per-block facts are seen on many blocks. */
+        struct grade_case at;
+        const struct technique_case *elsewhere; /* stages counted at other sizes, then {NULL} */
+    } technique;
 };
 
 /* The lab this program was built with (spec/<lab>/<lab>_lab.c defines it). */
@@ -250,7 +271,7 @@ const void *stage_facts(const struct lab *lab, const struct stage *s);
  * unique, a facts row for each stage and the library and none for another
  * stage, and grading cases of the lab's shape. Run before anything else. */
 void lab_check(const struct lab *lab);
-/* The sizes make grade judges each stage at (lab->grade_cases, or the
+/* The sizes make grade judges each stage at (lab->grading.cases, or the
  * workbook's own), ended by {NULL}. */
 const struct grade_case *lab_grade_cases(const struct lab *lab);
 #ifndef __cplusplus
@@ -317,9 +338,9 @@ double problem_output_writes(const struct problem *p);
 bool problem_count_accesses(struct problem *p, const struct stage *s, struct access_counts *c);
 void problem_count_lines(void (*line)(const char *where, const struct access_counts *c, void *arg),
                          void *arg);
-/* Where stage s's technique is counted (lab->technique_cases, or the lab's). */
+/* Where stage s's technique is counted (lab->technique.elsewhere, or the lab's). */
 const struct grade_case *stage_technique_case(const struct lab *lab, const struct stage *s);
-/* The technique of stage s (its lab->techniques row). */
+/* The technique of stage s (its lab->technique.rows row). */
 const struct technique *stage_technique(const struct lab *lab, const struct stage *s);
 /* Does what the emulation counted of a run of stage s show its idea? NULL
  * if so; else the first trait that fails, and *got its measure. */
@@ -394,7 +415,7 @@ bool is_poison(const void *data, size_t bytes);
 bool compare_output(const struct buffer *b, struct mismatch *m);
 /* Index of the first byte where two copies differ, or (size_t)-1. */
 size_t first_difference(const void *a, const void *b, size_t bytes);
-/* Why a kernel of this lab may never finish: lab->hang, or the general advice.
+/* Why a kernel of this lab may never finish: lab->diagnosis.hang, or the general advice.
  * The test time-out and the driver's alarm both say it. */
 const char *hang_advice(const struct lab *lab);
 /* The threads per block stage s runs in this problem (lab->threads). */
@@ -409,7 +430,7 @@ const char *problem_title(const struct problem *p, const struct stage *s);
 struct report {
     int variant;           /* index into lab->variants (0 when the lab has none) */
     bool untouched;        /* the wrong output was never written, or holds only what
-                              the launcher put there (lab->untouched): still a TODO? */
+                              the launcher put there (lab->diagnosis.untouched): still a TODO? */
     char title[400];       /* problem_title() */
     char what[2560];       /* what is wrong and where, one or more lines */
     char cause[512];       /* the likely cause, or "" when the data show none */

@@ -444,26 +444,26 @@ const struct lab compact_lab = {
     .operation = "the values kept (ints: even; floats: above a threshold), in order",
     .stages = compact_stages,
     .variants = compact_variants,
-    .library = &compact_library,
-    .sweep_stage = "4b",
     .threads = compact_threads,
     .tile = compact_tile,
     .args_size = sizeof(struct args),
     .setup = compact_setup,
     .reference = LAB_REFERENCE(compact_reference),
     .normalize = compact_normalize,
-    .hint = compact_hint,
     .facts = compact_facts,
     .facts_size = sizeof compact_facts[0],
-    .untouched = compact_untouched,
-    .hang = "only stages 4a and 4b wait (for other tiles' status words); the other stages "
+    .handout = "07-compact",
+    .run.library = &compact_library,
+    .run.sweep_stage = "4b",
+    .diagnosis.hint = compact_hint,
+    .diagnosis.untouched = compact_untouched,
+    .diagnosis.hang = "only stages 4a and 4b wait (for other tiles' status words); the other stages "
             "wait for nothing, so there look for a loop that never ends. In 4a and 4b, a wait "
             "that never ends usually means: the tile number came from blockIdx.x instead of "
             "the atomic counter; a tile never publishes its word (tile 0 must publish its "
             "PREFIX at once); or not all 32 lanes of warp 0 call look_back.",
-    .techniques = compact_techniques,
-    .technique_case = {"131075", 256},
-    .handout = "07-compact",
+    .technique.rows = compact_techniques,
+    .technique.at = {"131075", 256},
 };
 
 const struct lab *const workbook_lab = &compact_lab;

@@ -267,21 +267,21 @@ const struct lab histogram_lab = {
     .operation = "counts of n values in bins",
     .stages = histogram_stages,
     .variants = histogram_variants,
-    .library = &histogram_library,
-    .sweep_stage = "3",
     .threads = histogram_threads,
     .tile = histogram_tile,
     .args_size = sizeof(struct args),
     .setup = histogram_setup,
     .reference = LAB_REFERENCE(histogram_reference),
-    .hint = histogram_hint,
     .facts = histogram_facts,
     .facts_size = sizeof histogram_facts[0],
 
-    .untouched = histogram_untouched,
-    .techniques = histogram_techniques,
-    .technique_case = {"131075", 256},
     .handout = "03-histogram",
+    .run.library = &histogram_library,
+    .run.sweep_stage = "3",
+    .diagnosis.hint = histogram_hint,
+    .diagnosis.untouched = histogram_untouched,
+    .technique.rows = histogram_techniques,
+    .technique.at = {"131075", 256},
 };
 
 const struct lab *const workbook_lab = &histogram_lab;

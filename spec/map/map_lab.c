@@ -172,18 +172,18 @@ const struct lab map_lab = {
     .name = "map",
     .operation = "out[i] = 1.5 * in[i] - 0.25 over floats",
     .stages = map_stages,
-    .sweep_stage = "1,2", /* the grid-stride loop beside the grid sized from n */
     .tile = map_tile,
     .args_size = sizeof(struct args),
     .setup = map_setup,
     .reference = LAB_REFERENCE(map_reference),
-    .reads = map_reads,
-    .hint = map_hint,
     .facts = map_facts,
     .facts_size = sizeof map_facts[0],
-    .techniques = map_techniques,
-    .technique_case = {"131075", 256},
     .handout = "01-map",
+    .run.sweep_stage = "1,2", /* the grid-stride loop beside the grid sized from n */
+    .run.reads = map_reads,
+    .diagnosis.hint = map_hint,
+    .technique.rows = map_techniques,
+    .technique.at = {"131075", 256},
 };
 
 const struct lab *const workbook_lab = &map_lab;

@@ -87,25 +87,25 @@ const struct lab scan_large_arrays_lab = {
     .operation = "prefix sums of all n values",
     .stages = scan_large_stages,
     .variants = scan_variants,
-    .library = &scan_large_library,
     .threads = scan_large_threads,
     .tile = scan_large_tile,
-    .sweep_stage = "4",
     .args_size = sizeof(struct args),
     .setup = scan_large_setup,
     .reference = LAB_REFERENCE(scan_large_reference),
-    .hint = scan_large_hint,
     .facts = scan_large_facts,
     .facts_size = sizeof scan_large_facts[0],
-    .hang = "stages 3 and 4 wait for other tiles' status words. A wait that never ends "
+    .handout = "06-scan-large-arrays",
+    .run.library = &scan_large_library,
+    .run.sweep_stage = "4",
+    .diagnosis.hint = scan_large_hint,
+    .diagnosis.hang = "stages 3 and 4 wait for other tiles' status words. A wait that never ends "
             "usually means: the tile number came from blockIdx.x instead of the atomic "
             "counter; the word is read through a pointer that is not volatile (the compiler "
             "reads it once); a tile waits on its own word, or on one no tile ever writes "
             "(tile 0 must publish without waiting); or the flag tested is not the one "
             "published.",
-    .techniques = scan_large_arrays_techniques,
-    .technique_case = {"131075", 256},
-    .handout = "06-scan-large-arrays",
+    .technique.rows = scan_large_arrays_techniques,
+    .technique.at = {"131075", 256},
 };
 
 const struct lab *const workbook_lab = &scan_large_arrays_lab;

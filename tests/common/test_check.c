@@ -123,9 +123,9 @@ static const struct technique techniques[] = {
     {0},
 };
 #define TABLES(facts_rows) \
-    .name = "fake", .stages = stages, .library = &library, .facts = facts_rows, \
-    .facts_size = sizeof facts_rows[0], .techniques = techniques, \
-    .technique_case = {"1000", 256}, .handout = "00-fake"
+    .name = "fake", .stages = stages, .run.library = &library, .facts = facts_rows, \
+    .facts_size = sizeof facts_rows[0], .technique.rows = techniques, \
+    .technique.at = {"1000", 256}, .handout = "00-fake"
 
 Test(lab_tables, give_each_stage_and_the_library_its_row)
 {
@@ -142,7 +142,7 @@ Test(lab_tables, refuse_grading_cases_without_an_empty_input,
      .exit_code = 2, .init = cr_redirect_stderr)
 {
     static const struct grade_case some[] = {{"1", 256}, {"1025", 256}, {NULL, 0}};
-    const struct lab lab = {TABLES(rows), .grade_cases = some};
+    const struct lab lab = {TABLES(rows), .grading.cases = some};
     lab_check(&lab);
 }
 
@@ -164,7 +164,7 @@ Test(lab_tables, refuse_two_stages_of_one_id,
      .exit_code = 2, .init = cr_redirect_stderr)
 {
     static const struct stage twice[] = {{"1", "one", NULL}, {"1", "one again", NULL}, {0}};
-    const struct lab lab = {.name = "fake", .stages = twice, .techniques = techniques};
+    const struct lab lab = {.name = "fake", .stages = twice, .technique.rows = techniques};
     lab_check(&lab);
 }
 
@@ -173,7 +173,7 @@ Test(lab_tables, refuse_a_stage_without_a_technique, .exit_code = 2, .init = cr_
     static const struct technique three[] = {
         {"1", "one", {{0}}}, {"4a", "four a", {{0}}}, {"4b", "four b", {{0}}}, {0}};
     struct lab lab = {TABLES(rows)};
-    lab.techniques = three;
+    lab.technique.rows = three;
     lab_check(&lab);
 }
 
@@ -184,7 +184,7 @@ Test(lab_tables, refuse_a_trait_that_says_not_what_is_missing, .exit_code = 2,
                                             {"4a", "a", {{0}}}, {"4b", "b", {{0}}},
                                             {"10", "ten", {{0}}}, {0}};
     struct lab lab = {TABLES(rows)};
-    lab.techniques = mute;
+    lab.technique.rows = mute;
     lab_check(&lab);
 }
 
@@ -223,7 +223,7 @@ Test(lab_tables, refuse_a_grading_case_of_another_shape,
      .exit_code = 2, .init = cr_redirect_stderr)
 {
     static const struct grade_case cases[] = {{"31x33", 256}, {"100003", 256}, {NULL, 0}};
-    const struct lab lab = {.name = "fake", .matrix = true, .stages = stages, .grade_cases = cases};
+    const struct lab lab = {.name = "fake", .matrix = true, .stages = stages, .grading.cases = cases};
     lab_check(&lab);
 }
 
@@ -459,7 +459,7 @@ Test(cause, names_what_the_emulation_saw_never_itself, .init = make_equal)
 
 Test(cause, reads_no_arithmetic_where_the_lab_only_moves_values, .init = make_equal)
 {
-    static const struct lab sorting = {.name = "fake", .stages = stages, .moves_values = true};
+    static const struct lab sorting = {.name = "fake", .stages = stages, .diagnosis.moves_values = true};
     struct problem moved = problem;
     moved.lab = &sorting;
     int_ref[0] = -77;
@@ -719,7 +719,7 @@ static bool zero_is_untouched(const struct problem *p, const struct stage *s,
 Test(report, is_untouched_when_nothing_was_written_or_the_lab_says_so)
 {
     struct lab zeroing = fake;
-    zeroing.untouched = zero_is_untouched;
+    zeroing.diagnosis.untouched = zero_is_untouched;
     struct problem plain = problem, zeroed = problem;
     zeroed.lab = &zeroing;
     int32_t sums[] = {(int32_t)POISON_WORD, 0, 7};
