@@ -190,8 +190,9 @@ $(BUILD)/selftest: $(CHECK_OBJS) $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/co
 	$(Q)$(CXX) -o $@ $^ $(CRITERION_LIBS) -lm
 
 # The run program (make run, and every run grading asks for), built per lab:
-# its options and main, the run table, the grader's runs, their seal.
-DRIVER_PARTS := driver run_table judge seal
+# its options and main, the run table and its CSV, the grader's runs, their
+# seal.
+DRIVER_PARTS := driver run_table bench_csv judge seal
 
 # A lab of a family links the family's code (FAMILY.<lab> above).
 FAMILY_OBJS = $(if $(FAMILY.$(1)),$(BUILD)/spec/$(FAMILY.$(1))/$(FAMILY.$(1)).o)

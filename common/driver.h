@@ -1,10 +1,12 @@
 /* driver.h: what the run program's parts share; only they include it.
  * driver.c: options and main; run_table.c: make run's table and sweep;
- * judge.c: once=, technique= and time=, the runs grading asks for; seal.c:
- * the seal on the records those leave for the grader. */
+ * bench_csv.c: its rows for make bench; judge.c: once=, technique= and
+ * time=, the runs grading asks for; seal.c: the seal on the records those
+ * leave for the grader. */
 #ifndef DRIVER_H
 #define DRIVER_H
 #include "workbook.h"
+#include "technique.h"
 
 enum { WARMUP = 3, REPS = 20, STAGE_SECONDS = 60, UNDER_TOOL_TIMES = 10 };
 
@@ -38,10 +40,15 @@ struct job {
     const struct stage *s;
 };
 void launch_once(void *ctx); /* a struct job's launch, to be timed */
-/* make bench: the CSV file each row is appended to from now on. */
-void bench_open(const char *path);
 /* The run table of one variant. Returns false if a stage was wrong. */
 bool run_table(const struct lab *lab, int variant, const struct run_options *opt);
+
+/* bench_csv.c: make bench's CSV. bench_open names the file each row is
+ * appended to from then on; without it the others do nothing. */
+void bench_open(const char *path);
+void bench_row(const struct problem *p, const char *stage, const char *check, double ms,
+               double gbps, double copy_share, double cpu_ms);
+void bench_progress(const struct problem *p, const char *label);
 
 /* judge.c: each returns false when a stage was wrong (or its technique not
  * shown). */

@@ -3,6 +3,7 @@
  * Host only, tested without a GPU (tests/common). */
 #define _GNU_SOURCE
 #include "workbook.h"
+#include "technique.h"
 
 #include <stdarg.h>
 #include <stdio.h>

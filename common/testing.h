@@ -19,6 +19,7 @@
 #include <criterion/criterion.h>
 
 #include "workbook.h"
+#include "technique.h"
 
 /* Kernels that never finish are stopped after this many seconds. */
 #define GPU_TEST_TIMEOUT 30.0

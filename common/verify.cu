@@ -4,6 +4,7 @@
  * The buffers and the launch are workbook.cu's (problem.h). */
 #include "workbook.cuh"
 #include "problem.h"
+#include "technique.h"
 
 #include <errno.h>
 #include <stdio.h>

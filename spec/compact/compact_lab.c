@@ -5,6 +5,7 @@
  * them kept, and ints kept in runs of 32, so that every warp's and tile's
  * edge is a change between kept and not. */
 #include "workbook.h"
+#include "technique.h"
 #include "compact.h"
 
 #include <limits.h>

@@ -3,6 +3,7 @@
  * knows. Four variants: uniform or skewed values, into 256 bins (bytes) or
  * 4096 (16-bit values). */
 #include "workbook.h"
+#include "technique.h"
 #include "histogram.h"
 
 #include <stdio.h>

@@ -1,6 +1,7 @@
 /* map_lab.c: the map lab as the tests and the driver see it: its inputs, its
  * CPU reference, the bytes each stage must move, and the bugs it knows. */
 #include "workbook.h"
+#include "technique.h"
 #include "map.h"
 
 #include <math.h>

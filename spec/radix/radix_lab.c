@@ -5,6 +5,7 @@
  * +0.0), each sorted alone and as pairs whose value is the key's index in
  * the input, which makes stability checkable exactly. */
 #include "workbook.h"
+#include "technique.h"
 #include "radix.h"
 
 #include <limits.h>

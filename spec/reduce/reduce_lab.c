@@ -3,6 +3,7 @@
  * knows. Two variants: ints, summed exactly, and floats, against a sum in
  * double precision. */
 #include "workbook.h"
+#include "technique.h"
 #include "reduce.h"
 
 #include <math.h>

@@ -4,6 +4,7 @@
  * the stages, how long a block's segment is, and which bugs each stage can
  * have. Four variants: exclusive and inclusive, of ints (exact) and floats. */
 #include "workbook.h"
+#include "technique.h"
 #include "scan-HS.h"
 
 

@@ -4,6 +4,7 @@
  * the stages, how big a block's tile is, and which bugs each stage can
  * have. Four variants: exclusive and inclusive, of ints (exact) and floats. */
 #include "workbook.h"
+#include "technique.h"
 #include "scan-large-arrays.h"
 
 #include <stdio.h>

@@ -3,6 +3,7 @@
  * are distinct (for up to 2^25 elements), so a value found in the output
  * names the one place of the input it came from. */
 #include "workbook.h"
+#include "technique.h"
 #include "transpose.h"
 
 #include <stdio.h>

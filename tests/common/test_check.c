@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "workbook.h"
+#include "technique.h"
 
 /* ---- sizes and stages -------------------------------------------------- */
 

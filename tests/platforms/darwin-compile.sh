@@ -24,7 +24,7 @@ criterion=$(pkg-config --variable=includedir criterion 2> /dev/null)/criterion
 [ -d "$criterion" ] && ln -s "$criterion" "$work/include/criterion"
 
 emu=$(ls common/emu/*.cpp)
-harness="common/lab.c common/diagnose.c common/report.c common/host.c common/workbook.cu common/verify.cu common/gpu.cu common/probe.c common/driver.c common/run_table.c common/judge.c common/seal.c"
+harness="common/lab.c common/diagnose.c common/report.c common/host.c common/workbook.cu common/verify.cu common/gpu.cu common/probe.c common/driver.c common/run_table.c common/bench_csv.c common/judge.c common/seal.c"
 criterion_files="common/testing.c common/test_main.c common/test_report.c $(ls tests/emu/*.c tests/emu/*.cu)"
 [ -d "$criterion" ] || criterion_files=""
 
@@ -43,7 +43,7 @@ for arch in ${MACOS_ARCHS:-aarch64 x86_64}; do
     objects=()
     for f in $emu $harness $criterion_files; do
         case $f in
-        common/driver.c | common/run_table.c | common/judge.c | common/seal.c | common/test_main.c | common/test_report.c) objects+=("$build/$tree/$lab/$(basename "${f%.*}").o") ;;
+        common/driver.c | common/run_table.c | common/bench_csv.c | common/judge.c | common/seal.c | common/test_main.c | common/test_report.c) objects+=("$build/$tree/$lab/$(basename "${f%.*}").o") ;;
         *) objects+=("$build/${f%.*}.o") ;;
         esac
     done
