@@ -26,7 +26,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <vector>
-#define CK(x) do { cudaError_t e = (x); if (e) { printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e)); exit(1); } } while (0)
+#include "common.cuh"
 
 enum { TILE5 = 64, ROWS5 = 16 };
 __global__ void __launch_bounds__(32 * ROWS5) stage5(const float *__restrict__ in, float *__restrict__ out, size_t rows, size_t cols)
@@ -249,14 +249,6 @@ template <int H, int RR, int MINB, bool ASYNC, int AHEAD, int SLOTS = 4> static 
     ring<H, RR, MINB, ASYNC, AHEAD, SLOTS><<<grid, dim3(32, RR), smem>>>(in, out, (unsigned)rows, (unsigned)cols, kk);
 }
 
-template <typename F> float med(F f)
-{
-    cudaEvent_t a, b; cudaEventCreate(&a); cudaEventCreate(&b);
-    for (int k = 0; k < 3; k++) f();
-    std::vector<float> t;
-    for (int k = 0; k < 20; k++) { cudaEventRecord(a); f(); cudaEventRecord(b); cudaEventSynchronize(b); float ms; cudaEventElapsedTime(&ms, a, b); t.push_back(ms); }
-    std::sort(t.begin(), t.end()); CK(cudaGetLastError()); return (t[9] + t[10]) / 2;
-}
 struct variant { const char *name; void (*go)(const float *, float *, size_t, size_t, int); int k; };
 static const variant set1[] = {
     {"stage5", go_stage5, 0},

@@ -16,7 +16,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
-#define CK(x) do { cudaError_t e = (x); if (e) { printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e)); exit(1); } } while (0)
+#include "common.cuh"
 enum { C = 64 };
 
 template <int ROWS, int HALO, int RR>
@@ -53,14 +53,6 @@ template <int ROWS, int HALO, int RR> void launch(const float *in, float *out, s
     windows<ROWS, HALO, RR><<<grid, dim3(32, RR)>>>(in, out, rows, cols);
 }
 
-template <typename F> float med(F f)
-{
-    cudaEvent_t a, b; cudaEventCreate(&a); cudaEventCreate(&b);
-    for (int k = 0; k < 3; k++) f();
-    std::vector<float> t;
-    for (int k = 0; k < 20; k++) { cudaEventRecord(a); f(); cudaEventRecord(b); cudaEventSynchronize(b); float ms; cudaEventElapsedTime(&ms, a, b); t.push_back(ms); }
-    std::sort(t.begin(), t.end()); CK(cudaGetLastError()); return (t[9] + t[10]) / 2;
-}
 struct variant { const char *name; void (*go)(const float *, float *, size_t, size_t); };
 static const variant variants[] = {
     {"stage5", launch<64, 0, 16>},  {"r128", launch<128, 0, 16>}, {"s64", launch<64, 8, 8>},

@@ -1,0 +1,38 @@
+/* common.cuh: what the experiments of this folder share, as llm.c's
+ * dev/cuda/common.h serves its kernels: one error check and one timer, so
+ * that every table here is timed the same way. An experiment includes it as
+ * "common.cuh", which nvcc finds beside the source: its build line needs no -I.
+ */
+#pragma once
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+// every CUDA call, checked: where it failed and CUDA's own words, then stop
+#define CK(x) do { cudaError_t e = (x); if (e) { printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e)); exit(1); } } while (0)
+
+/* f's times in ms between two CUDA events, sorted: 3 untimed runs first, so
+ * that a first launch's setup and cold caches are not timed, then 20. */
+template <typename F> std::vector<float> event_times(F f)
+{
+    cudaEvent_t a, b; cudaEventCreate(&a); cudaEventCreate(&b);
+    for (int k = 0; k < 3; k++) f();
+    std::vector<float> t;
+    for (int k = 0; k < 20; k++) { cudaEventRecord(a); f(); cudaEventRecord(b); cudaEventSynchronize(b); float ms; cudaEventElapsedTime(&ms, a, b); t.push_back(ms); }
+    std::sort(t.begin(), t.end());
+    return t;
+}
+// the median of those 20, once no launch among them has failed
+template <typename F> float med(F f)
+{
+    std::vector<float> t = event_times(f);
+    CK(cudaGetLastError()); return (t[9] + t[10]) / 2;
+}
+/* the 11th of the 20: the median as transpose-odd.cu and
+ * scan-hs-warp-totals.cu took it for their recorded runs */
+template <typename F> float med_upper(F f)
+{
+    std::vector<float> t = event_times(f);
+    CK(cudaGetLastError()); return t[10];
+}
