@@ -36,3 +36,14 @@ template <typename F> float med_upper(F f)
     std::vector<float> t = event_times(f);
     CK(cudaGetLastError()); return t[10];
 }
+
+/* The transpose experiments' input, uploaded to d_in: element i is
+ * i % 1000003, exact as a float and unlike its neighbours, so that an element
+ * out of place shows in a comparison. */
+inline std::vector<float> upload_input(float *d_in, size_t n)
+{
+    std::vector<float> h(n);
+    for (size_t i = 0; i < n; i++) h[i] = (float)(i % 1000003);
+    CK(cudaMemcpy(d_in, h.data(), n * 4, cudaMemcpyHostToDevice));
+    return h;
+}

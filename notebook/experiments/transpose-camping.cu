@@ -53,9 +53,7 @@ int main()
     size_t most = 24577ull * 16385;
     float *in, *out, *ref;
     CK(cudaMalloc(&in, most * 4)); CK(cudaMalloc(&out, most * 4)); CK(cudaMalloc(&ref, most * 4));
-    std::vector<float> h(most);
-    for (size_t i = 0; i < most; i++) h[i] = (float)(i % 1000003);
-    CK(cudaMemcpy(in, h.data(), most * 4, cudaMemcpyHostToDevice));
+    std::vector<float> h = upload_input(in, most);
     dim3 th(32, R);
     for (int rep = 0; rep < 2; rep++) {
         size_t rows = 16383, cols = 16385, n = rows * cols;

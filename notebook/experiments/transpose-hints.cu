@@ -50,9 +50,7 @@ int main()
     size_t most = 16385ull * 16385;
     float *in, *out, *ref;
     CK(cudaMalloc(&in, most * 4)); CK(cudaMalloc(&out, most * 4)); CK(cudaMalloc(&ref, most * 4));
-    std::vector<float> h(most);
-    for (size_t i = 0; i < most; i++) h[i] = (float)(i % 1000003);
-    CK(cudaMemcpy(in, h.data(), most * 4, cudaMemcpyHostToDevice));
+    std::vector<float> h = upload_input(in, most);
     printf("%-12s %8s", "shape", "copy");
     for (auto nm : names) printf(" %8s %6s", nm, "%copy");
     printf("\n");

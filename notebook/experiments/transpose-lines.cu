@@ -78,9 +78,7 @@ int main()
     size_t most = 16416ull * 16416;
     float *in, *out, *ref;
     CK(cudaMalloc(&in, most * 4)); CK(cudaMalloc(&out, most * 4)); CK(cudaMalloc(&ref, most * 4));
-    std::vector<float> h(most);
-    for (size_t i = 0; i < most; i++) h[i] = (float)(i % 1000003);
-    CK(cudaMemcpy(in, h.data(), most * 4, cudaMemcpyHostToDevice));
+    std::vector<float> h = upload_input(in, most);
     printf("%-12s %8s %8s %6s %8s %6s %8s %6s %8s %6s\n", "shape", "copy", "base", "%copy", "lines", "%copy", "linesT", "%copy", "outP", "%copy");
     for (int rep = 0; rep < 2; rep++)
         for (auto &s : shapes) {

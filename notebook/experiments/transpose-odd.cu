@@ -86,9 +86,7 @@ int main(int argc, char **argv)
     float *in, *out, *ref;
     size_t most = 16385ull * 16385;
     CK(cudaMalloc(&in, most * 4)); CK(cudaMalloc(&out, most * 4)); CK(cudaMalloc(&ref, most * 4));
-    std::vector<float> h(most);
-    for (size_t i = 0; i < most; i++) h[i] = (float)(i % 1000003);
-    CK(cudaMemcpy(in, h.data(), most * 4, cudaMemcpyHostToDevice));
+    std::vector<float> h = upload_input(in, most);
     if (argc == 1) {
     printf("%-12s %9s %9s %6s %9s %6s %9s %6s\n", "shape", "copy ms", "base ms", "%copy", "swap ms", "%copy", "align ms", "%copy");
     for (auto &s : shapes) {

@@ -78,9 +78,7 @@ int main()
     size_t most = up32(16385) * up32(16385) + 64;
     float *in, *out, *ref;
     CK(cudaMalloc(&in, most * 4)); CK(cudaMalloc(&out, most * 4)); CK(cudaMalloc(&ref, most * 4));
-    std::vector<float> h(most);
-    for (size_t i = 0; i < most; i++) h[i] = (float)(i % 1000003);
-    CK(cudaMemcpy(in, h.data(), most * 4, cudaMemcpyHostToDevice));
+    std::vector<float> h = upload_input(in, most);
 #ifndef NO_CUBLAS
     cublasHandle_t handle;
     if (cublasCreate(&handle) != CUBLAS_STATUS_SUCCESS) { printf("no cuBLAS\n"); return 1; }
