@@ -47,3 +47,26 @@ inline std::vector<float> upload_input(float *d_in, size_t n)
     CK(cudaMemcpy(d_in, h.data(), n * 4, cudaMemcpyHostToDevice));
     return h;
 }
+
+/* One row of the transpose tables that set variants side by side: the shape,
+ * the device-to-device copy of its bytes, then each variant's median and the
+ * copy's time over it (%copy). Variant 0 writes ref; every other writes out
+ * and is compared with it ('!' marks a difference). go(v, dst) launches v. */
+template <typename Go>
+void variant_row(const float *in, float *out, float *ref, size_t rows, size_t cols, int nv, Go go)
+{
+    size_t n = rows * cols;
+    float copy = med([&] { cudaMemcpyAsync(out, in, n * 4, cudaMemcpyDeviceToDevice); });
+    std::vector<float> want(n), got(n);
+    char name[32]; snprintf(name, sizeof name, "%zux%zu", rows, cols);
+    printf("%-12s %8.4f", name, copy);
+    for (int v = 0; v < nv; v++) {
+        float *dst = v == 0 ? ref : out;
+        CK(cudaMemset(dst, 0xff, n * 4));
+        float t = med([&] { go(v, dst); });
+        CK(cudaMemcpy(v == 0 ? want.data() : got.data(), dst, n * 4, cudaMemcpyDeviceToHost));
+        printf(" %8.4f %5.1f%%%s", t, 100 * copy / t, v == 0 || got == want ? "" : "!");
+    }
+    printf("\n");
+    fflush(stdout);
+}

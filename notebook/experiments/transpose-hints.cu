@@ -56,21 +56,9 @@ int main()
     printf("\n");
     for (int rep = 0; rep < 2; rep++)
         for (auto &s : shapes) {
-            size_t rows = s[0], cols = s[1], n = rows * cols;
+            size_t rows = s[0], cols = s[1];
             dim3 grid((cols + T - 1) / T, (rows + T - 1) / T), th(32, R);
-            float copy = med([&] { cudaMemcpyAsync(out, in, n * 4, cudaMemcpyDeviceToDevice); });
-            std::vector<float> want(n), got(n);
-            char name[32]; snprintf(name, sizeof name, "%zux%zu", rows, cols);
-            printf("%-12s %8.4f", name, copy);
-            for (int v = 0; v < 5; v++) {
-                float *dst = v == 0 ? ref : out;
-                CK(cudaMemset(dst, 0xff, n * 4));
-                float t = med([&] { ks[v]<<<grid, th>>>(in, dst, rows, cols); });
-                CK(cudaMemcpy(v == 0 ? want.data() : got.data(), dst, n * 4, cudaMemcpyDeviceToHost));
-                printf(" %8.4f %5.1f%%%s", t, 100 * copy / t, v == 0 || got == want ? "" : "!");
-            }
-            printf("\n");
-            fflush(stdout);
+            variant_row(in, out, ref, rows, cols, 5, [&](int v, float *dst) { ks[v]<<<grid, th>>>(in, dst, rows, cols); });
         }
     return 0;
 }

@@ -71,20 +71,8 @@ int main()
     printf("\n");
     for (int rep = 0; rep < 2; rep++)
         for (auto &s : shapes) {
-            size_t rows = s[0], cols = s[1], n = rows * cols;
-            float copy = med([&] { cudaMemcpyAsync(out, in, n * 4, cudaMemcpyDeviceToDevice); });
-            std::vector<float> want(n), got(n);
-            char name[32]; snprintf(name, sizeof name, "%zux%zu", rows, cols);
-            printf("%-12s %8.4f", name, copy);
-            for (int v = 0; v < NV; v++) {
-                float *dst = v == 0 ? ref : out;
-                CK(cudaMemset(dst, 0xff, n * 4));
-                float t = med([&] { variants[v].go(in, dst, rows, cols); });
-                CK(cudaMemcpy(v == 0 ? want.data() : got.data(), dst, n * 4, cudaMemcpyDeviceToHost));
-                printf(" %8.4f %5.1f%%%s", t, 100 * copy / t, v == 0 || got == want ? "" : "!");
-            }
-            printf("\n");
-            fflush(stdout);
+            size_t rows = s[0], cols = s[1];
+            variant_row(in, out, ref, rows, cols, NV, [&](int v, float *dst) { variants[v].go(in, dst, rows, cols); });
         }
     return 0;
 }
