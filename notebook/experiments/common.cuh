@@ -70,3 +70,19 @@ void variant_row(const float *in, float *out, float *ref, size_t rows, size_t co
     printf("\n");
     fflush(stdout);
 }
+
+/* The whole table of transpose-strips and -windows: a header line, then a
+ * row a shape, the rows printed twice in a row. variants[v].name heads
+ * column v; go(v, dst, rows, cols) launches variant v. */
+template <size_t S, typename V, typename Go>
+void variant_table(const float *in, float *out, float *ref, const size_t (&shapes)[S][2], const V *variants, int nv, Go go)
+{
+    printf("%-12s %8s", "shape", "copy");
+    for (int v = 0; v < nv; v++) printf(" %8s %6s", variants[v].name, "%copy");
+    printf("\n");
+    for (int rep = 0; rep < 2; rep++)
+        for (auto &s : shapes) {
+            size_t rows = s[0], cols = s[1];
+            variant_row(in, out, ref, rows, cols, nv, [&](int v, float *dst) { go(v, dst, rows, cols); });
+        }
+}

@@ -382,13 +382,6 @@ int main(int argc, char **argv)
             for (size_t c = 0; c < cols; c++)
                 if (got[c * rows + r] != h[r * cols + c]) { printf("stage5 wrong at %zu,%zu\n", r, c); return 1; }
     }
-    printf("%-12s %8s", "shape", "copy");
-    for (int v = 0; v < NV; v++) printf(" %8s %6s", variants[v].name, "%copy");
-    printf("\n");
-    for (int rep = 0; rep < 2; rep++)
-        for (auto &s : shapes) {
-            size_t rows = s[0], cols = s[1];
-            variant_row(in, out, ref, rows, cols, NV, [&](int v, float *dst) { variants[v].go(in, dst, rows, cols, variants[v].k); });
-        }
+    variant_table(in, out, ref, shapes, variants, NV, [&](int v, float *dst, size_t rows, size_t cols) { variants[v].go(in, dst, rows, cols, variants[v].k); });
     return 0;
 }

@@ -66,13 +66,6 @@ int main()
     float *in, *out, *ref;
     CK(cudaMalloc(&in, most * 4)); CK(cudaMalloc(&out, most * 4)); CK(cudaMalloc(&ref, most * 4));
     std::vector<float> h = upload_input(in, most);
-    printf("%-12s %8s", "shape", "copy");
-    for (int v = 0; v < NV; v++) printf(" %8s %6s", variants[v].name, "%copy");
-    printf("\n");
-    for (int rep = 0; rep < 2; rep++)
-        for (auto &s : shapes) {
-            size_t rows = s[0], cols = s[1];
-            variant_row(in, out, ref, rows, cols, NV, [&](int v, float *dst) { variants[v].go(in, dst, rows, cols); });
-        }
+    variant_table(in, out, ref, shapes, variants, NV, [&](int v, float *dst, size_t rows, size_t cols) { variants[v].go(in, dst, rows, cols); });
     return 0;
 }
