@@ -1,7 +1,8 @@
 /* common.cuh: what the experiments of this folder share, as llm.c's
  * dev/cuda/common.h serves its kernels: one error check and one timer, so
- * that every table here is timed the same way. An experiment includes it as
- * "common.cuh", which nvcc finds beside the source: its build line needs no -I.
+ * that every table here is timed the same way, then the transpose tables'
+ * input and rows. An experiment includes it as "common.cuh", which nvcc
+ * finds beside the source: its build line needs no -I.
  */
 #pragma once
 #include <algorithm>
