@@ -31,6 +31,7 @@
 #include <cstdio>
 #include <vector>
 #include <algorithm>
+#include "common.cuh"
 #define FULL 0xffffffffu
 template <typename T> __device__ T wscan(T v)
 {
@@ -264,14 +265,6 @@ template <typename T, int TH, int S> __global__ void libS(const T *__restrict__ 
         if (i < n) out[i] = x[s];
     }
 }
-template <typename F> float med(F f)
-{
-    cudaEvent_t a, b; cudaEventCreate(&a); cudaEventCreate(&b);
-    for (int k = 0; k < 3; k++) f();
-    std::vector<float> t;
-    for (int k = 0; k < 20; k++) { cudaEventRecord(a); f(); cudaEventRecord(b); cudaEventSynchronize(b); float ms; cudaEventElapsedTime(&ms, a, b); t.push_back(ms); }
-    std::sort(t.begin(), t.end()); return t[10];
-}
 // Sets 2 to 4: the copy, CUB's scan into ref, then five kernels, each checked
 // against ref; every ratio over CUB's time in the same run.
 typedef void (*launcher)(int *in, int *out, size_t n, unsigned grid, int inclusive);
@@ -286,13 +279,13 @@ static int timed_set(int *in, int *out, int *ref, int repeats, const char *names
     for (int rep = 0; rep < repeats; rep++)
     for (int e : {22, 24, 26, 28}) for (int inc : {0, 1}) {
         size_t n = 1ull << e; unsigned g = (unsigned)((n + 255) / 256);
-        float c = med([&] { cudaMemcpyAsync(out, in, n * 4, cudaMemcpyDeviceToDevice); });
-        float l = med([&] { lib<int, 256><<<g, 256>>>(in, ref, n, inc); });
+        float c = med_upper([&] { cudaMemcpyAsync(out, in, n * 4, cudaMemcpyDeviceToDevice); });
+        float l = med_upper([&] { lib<int, 256><<<g, 256>>>(in, ref, n, inc); });
         std::vector<int> a(n), b(n); cudaMemcpy(a.data(), ref, n * 4, cudaMemcpyDeviceToHost);
         bool ok = true;
         float t[5];
         for (int k = 0; k < 5; k++) {
-            t[k] = med([&] { run[k](in, out, n, g, inc); });
+            t[k] = med_upper([&] { run[k](in, out, n, g, inc); });
             cudaMemcpy(b.data(), out, n * 4, cudaMemcpyDeviceToHost); ok = ok && a == b;
         }
         printf("2^%-4d %-4d %9.4f %9.4f", e, inc, c, l);
@@ -352,17 +345,17 @@ int main(int argc, char **argv)
     for (int rep = 0; rep < 2; rep++)
     for (int e : {22, 24, 26, 28}) for (int inc : {0, 1}) {
         size_t n = 1ull << e; unsigned g = (unsigned)((n + 255) / 256);
-        float c = med([&] { cudaMemcpyAsync(out, in, n * 4, cudaMemcpyDeviceToDevice); });
-        float l = med([&] { lib<int, 256><<<g, 256>>>(in, ref, n, inc); });
-        float t2 = med([&] { two<int><<<g, 256>>>(in, out, n, inc); });
-        float t1 = med([&] { one<int><<<g, 256>>>(in, out, n, inc); });
+        float c = med_upper([&] { cudaMemcpyAsync(out, in, n * 4, cudaMemcpyDeviceToDevice); });
+        float l = med_upper([&] { lib<int, 256><<<g, 256>>>(in, ref, n, inc); });
+        float t2 = med_upper([&] { two<int><<<g, 256>>>(in, out, n, inc); });
+        float t1 = med_upper([&] { one<int><<<g, 256>>>(in, out, n, inc); });
         std::vector<int> a(n), b(n); cudaMemcpy(a.data(), ref, n * 4, cudaMemcpyDeviceToHost); cudaMemcpy(b.data(), out, n * 4, cudaMemcpyDeviceToHost);
         bool ok = a == b;
-        float ts = med([&] { sum<int><<<g, 256>>>(in, out, n, inc); });
+        float ts = med_upper([&] { sum<int><<<g, 256>>>(in, out, n, inc); });
         cudaMemcpy(b.data(), out, n * 4, cudaMemcpyDeviceToHost); ok = ok && a == b;
-        float tu = med([&] { unr<int, 8><<<g, 256>>>(in, out, n, inc); });
+        float tu = med_upper([&] { unr<int, 8><<<g, 256>>>(in, out, n, inc); });
         cudaMemcpy(b.data(), out, n * 4, cudaMemcpyDeviceToHost); ok = ok && a == b;
-        float tu2 = med([&] { unr2<int, 8><<<g, 256>>>(in, out, n, inc); });
+        float tu2 = med_upper([&] { unr2<int, 8><<<g, 256>>>(in, out, n, inc); });
         cudaMemcpy(b.data(), out, n * 4, cudaMemcpyDeviceToHost); ok = ok && a == b;
         printf("2^%-4d %-4d %9.4f %9.4f %9.4f %9.4f %9.4f %9.4f %9.4f  %.3f %.3f %.3f %.3f %.3f%s\n", e, inc, c, l, t2, t1, ts, tu, tu2, t2 / l, t1 / l, ts / l, tu / l, tu2 / l, ok ? "" : " WRONG");
     }

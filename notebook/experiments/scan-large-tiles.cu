@@ -30,7 +30,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
-#define CK(x) do { cudaError_t e = (x); if (e) { printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e)); exit(1); } } while (0)
+#include "common.cuh"
 typedef unsigned long long u64;
 enum { FULL = 0xffffffffu, NOT_READY = 0, AGGREGATE = 1, PREFIX = 2 };
 
@@ -181,15 +181,6 @@ void run4(const T *in, T *out, size_t n, u64 *status, bool inclusive)
     static bool set = false;
     if (!set) { CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem)); set = true; }
     k<<<tiles, TH, smem>>>(in, out, n, status, inclusive);
-}
-
-template <typename F> float med(F f)
-{
-    cudaEvent_t a, b; cudaEventCreate(&a); cudaEventCreate(&b);
-    for (int k = 0; k < 3; k++) f();
-    std::vector<float> t;
-    for (int k = 0; k < 20; k++) { cudaEventRecord(a); f(); cudaEventRecord(b); cudaEventSynchronize(b); float ms; cudaEventElapsedTime(&ms, a, b); t.push_back(ms); }
-    std::sort(t.begin(), t.end()); CK(cudaGetLastError()); return (t[9] + t[10]) / 2;
 }
 
 struct variant { const char *name; void (*i)(const int *, int *, size_t, u64 *, bool); void (*f)(const float *, float *, size_t, u64 *, bool); };

@@ -34,7 +34,7 @@
 #include <cstdlib>
 #include <string>
 #include <vector>
-#define CK(x) do { cudaError_t e = (x); if (e) { printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e)); exit(1); } } while (0)
+#include "common.cuh"
 typedef unsigned long long u64;
 enum { FULL = 0xffffffffu, NOT_READY = 0, AGGREGATE = 1, PREFIX = 2, TH = 256, IT = 24, NAP = 1200 };
 
@@ -258,15 +258,6 @@ void run4p(const T *in, T *out, size_t n, u64 *status, bool inclusive, stamp *st
     }
     size_t grid = std::min(tiles, (size_t)blocks_per_sm * sms);
     scan4p<T><<<grid, TH, smem>>>(in, out, n, status, inclusive, st);
-}
-
-template <typename F> float med(F f)
-{
-    cudaEvent_t a, b; cudaEventCreate(&a); cudaEventCreate(&b);
-    for (int k = 0; k < 3; k++) f();
-    std::vector<float> t;
-    for (int k = 0; k < 20; k++) { cudaEventRecord(a); f(); cudaEventRecord(b); cudaEventSynchronize(b); float ms; cudaEventElapsedTime(&ms, a, b); t.push_back(ms); }
-    std::sort(t.begin(), t.end()); CK(cudaGetLastError()); return (t[9] + t[10]) / 2;
 }
 
 struct variant { const char *name; void (*i)(const int *, int *, size_t, u64 *, bool, stamp *); void (*f)(const float *, float *, size_t, u64 *, bool, stamp *); };

@@ -11,7 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
-#define CK(x) do { cudaError_t e = (x); if (e) { printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e)); exit(1); } } while (0)
+#include "common.cuh"
 enum { T = 64, R = 16, PLAIN = 0, CS = 1, CG = 2, WT = 3 };
 
 template <int STORE, bool LOAD_CS>
@@ -41,14 +41,6 @@ __global__ void __launch_bounds__(512) tiles(const float *__restrict__ in, float
                 else *p = v;
             }
 }
-template <typename F> float med(F f)
-{
-    cudaEvent_t a, b; cudaEventCreate(&a); cudaEventCreate(&b);
-    for (int k = 0; k < 3; k++) f();
-    std::vector<float> t;
-    for (int k = 0; k < 20; k++) { cudaEventRecord(a); f(); cudaEventRecord(b); cudaEventSynchronize(b); float ms; cudaEventElapsedTime(&ms, a, b); t.push_back(ms); }
-    std::sort(t.begin(), t.end()); CK(cudaGetLastError()); return (t[9] + t[10]) / 2;
-}
 typedef void (*kernel)(const float *, float *, size_t, size_t);
 int main()
 {
@@ -58,29 +50,15 @@ int main()
     size_t most = 16385ull * 16385;
     float *in, *out, *ref;
     CK(cudaMalloc(&in, most * 4)); CK(cudaMalloc(&out, most * 4)); CK(cudaMalloc(&ref, most * 4));
-    std::vector<float> h(most);
-    for (size_t i = 0; i < most; i++) h[i] = (float)(i % 1000003);
-    CK(cudaMemcpy(in, h.data(), most * 4, cudaMemcpyHostToDevice));
+    std::vector<float> h = upload_input(in, most);
     printf("%-12s %8s", "shape", "copy");
     for (auto nm : names) printf(" %8s %6s", nm, "%copy");
     printf("\n");
     for (int rep = 0; rep < 2; rep++)
         for (auto &s : shapes) {
-            size_t rows = s[0], cols = s[1], n = rows * cols;
+            size_t rows = s[0], cols = s[1];
             dim3 grid((cols + T - 1) / T, (rows + T - 1) / T), th(32, R);
-            float copy = med([&] { cudaMemcpyAsync(out, in, n * 4, cudaMemcpyDeviceToDevice); });
-            std::vector<float> want(n), got(n);
-            char name[32]; snprintf(name, sizeof name, "%zux%zu", rows, cols);
-            printf("%-12s %8.4f", name, copy);
-            for (int v = 0; v < 5; v++) {
-                float *dst = v == 0 ? ref : out;
-                CK(cudaMemset(dst, 0xff, n * 4));
-                float t = med([&] { ks[v]<<<grid, th>>>(in, dst, rows, cols); });
-                CK(cudaMemcpy(v == 0 ? want.data() : got.data(), dst, n * 4, cudaMemcpyDeviceToHost));
-                printf(" %8.4f %5.1f%%%s", t, 100 * copy / t, v == 0 || got == want ? "" : "!");
-            }
-            printf("\n");
-            fflush(stdout);
+            variant_row(in, out, ref, rows, cols, 5, [&](int v, float *dst) { ks[v]<<<grid, th>>>(in, dst, rows, cols); });
         }
     return 0;
 }

@@ -19,7 +19,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
-#define CK(x) do { cudaError_t e = (x); if (e) { printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e)); exit(1); } } while (0)
+#include "common.cuh"
 enum { T = 64, R = 16, HALO = 32, TR = T + HALO };
 
 __global__ void __launch_bounds__(512) base(const float *__restrict__ in, float *__restrict__ out, size_t rows, size_t cols, size_t op)
@@ -72,23 +72,13 @@ __global__ void __launch_bounds__(512) lines(const float *__restrict__ in, float
     }
 }
 
-template <typename F> float med(F f)
-{
-    cudaEvent_t a, b; cudaEventCreate(&a); cudaEventCreate(&b);
-    for (int k = 0; k < 3; k++) f();
-    std::vector<float> t;
-    for (int k = 0; k < 20; k++) { cudaEventRecord(a); f(); cudaEventRecord(b); cudaEventSynchronize(b); float ms; cudaEventElapsedTime(&ms, a, b); t.push_back(ms); }
-    std::sort(t.begin(), t.end()); CK(cudaGetLastError()); return (t[9] + t[10]) / 2;
-}
 int main()
 {
     size_t shapes[][2] = {{1023, 1025}, {2047, 2049}, {4095, 4097}, {4096, 4096}, {8191, 8193}, {8192, 8192}, {15000, 17893}, {16383, 16385}, {16384, 16384}, {16385, 16383}};
     size_t most = 16416ull * 16416;
     float *in, *out, *ref;
     CK(cudaMalloc(&in, most * 4)); CK(cudaMalloc(&out, most * 4)); CK(cudaMalloc(&ref, most * 4));
-    std::vector<float> h(most);
-    for (size_t i = 0; i < most; i++) h[i] = (float)(i % 1000003);
-    CK(cudaMemcpy(in, h.data(), most * 4, cudaMemcpyHostToDevice));
+    std::vector<float> h = upload_input(in, most);
     printf("%-12s %8s %8s %6s %8s %6s %8s %6s %8s %6s\n", "shape", "copy", "base", "%copy", "lines", "%copy", "linesT", "%copy", "outP", "%copy");
     for (int rep = 0; rep < 2; rep++)
         for (auto &s : shapes) {

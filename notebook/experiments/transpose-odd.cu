@@ -10,7 +10,7 @@
 #include <cstdlib>
 #include <vector>
 #include <algorithm>
-#define CK(x) do { cudaError_t e = (x); if (e) { printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e)); exit(1);} } while (0)
+#include "common.cuh"
 enum { T = 64, R = 16 };
 __global__ void __launch_bounds__(512) base(const float *__restrict__ in, float *__restrict__ out, size_t rows, size_t cols)
 {
@@ -80,34 +80,24 @@ __global__ void __launch_bounds__(512) aligned(const float *__restrict__ in, flo
                 out[c * rows + r] = tile[8 - s + x + i][y + j];
         }
 }
-template <typename F> float med(F f)
-{
-    cudaEvent_t a, b; cudaEventCreate(&a); cudaEventCreate(&b);
-    for (int k = 0; k < 3; k++) f();
-    std::vector<float> t;
-    for (int k = 0; k < 20; k++) { cudaEventRecord(a); f(); cudaEventRecord(b); cudaEventSynchronize(b); float ms; cudaEventElapsedTime(&ms, a, b); t.push_back(ms); }
-    std::sort(t.begin(), t.end()); CK(cudaGetLastError()); return t[10];
-}
 int main(int argc, char **argv)
 {
     size_t shapes[][2] = {{1023, 1025}, {2047, 2049}, {4095, 4097}, {4096, 4096}, {8191, 8193}, {8192, 8192}, {15000, 17893}, {16383, 16385}, {16384, 16384}, {16385, 16383}};
     float *in, *out, *ref;
     size_t most = 16385ull * 16385;
     CK(cudaMalloc(&in, most * 4)); CK(cudaMalloc(&out, most * 4)); CK(cudaMalloc(&ref, most * 4));
-    std::vector<float> h(most);
-    for (size_t i = 0; i < most; i++) h[i] = (float)(i % 1000003);
-    CK(cudaMemcpy(in, h.data(), most * 4, cudaMemcpyHostToDevice));
+    std::vector<float> h = upload_input(in, most);
     if (argc == 1) {
     printf("%-12s %9s %9s %6s %9s %6s %9s %6s\n", "shape", "copy ms", "base ms", "%copy", "swap ms", "%copy", "align ms", "%copy");
     for (auto &s : shapes) {
         size_t rows = s[0], cols = s[1], n = rows * cols;
-        float copy = med([&] { cudaMemcpyAsync(out, in, n * 4, cudaMemcpyDeviceToDevice); });
+        float copy = med_upper([&] { cudaMemcpyAsync(out, in, n * 4, cudaMemcpyDeviceToDevice); });
         dim3 th(32, R);
-        float tb = med([&] { base<<<dim3((cols + T - 1) / T, (rows + T - 1) / T), th>>>(in, ref, rows, cols); });
-        float ts = med([&] { swapped<<<dim3((rows + T - 1) / T, (cols + T - 1) / T), th>>>(in, out, rows, cols); });
+        float tb = med_upper([&] { base<<<dim3((cols + T - 1) / T, (rows + T - 1) / T), th>>>(in, ref, rows, cols); });
+        float ts = med_upper([&] { swapped<<<dim3((rows + T - 1) / T, (cols + T - 1) / T), th>>>(in, out, rows, cols); });
         bool ok1 = true;
         { std::vector<float> g(n), w(n); cudaMemcpy(w.data(), ref, n * 4, cudaMemcpyDeviceToHost); cudaMemcpy(g.data(), out, n * 4, cudaMemcpyDeviceToHost); ok1 = g == w; }
-        float ta = med([&] { aligned<<<dim3((cols + T - 1) / T, (rows + 7 + T - 1) / T), th>>>(in, out, rows, cols); });
+        float ta = med_upper([&] { aligned<<<dim3((cols + T - 1) / T, (rows + 7 + T - 1) / T), th>>>(in, out, rows, cols); });
         bool ok2 = true;
         { std::vector<float> g(n), w(n); cudaMemcpy(w.data(), ref, n * 4, cudaMemcpyDeviceToHost); cudaMemcpy(g.data(), out, n * 4, cudaMemcpyDeviceToHost); ok2 = g == w; }
         // check base against the CPU on a few elements

@@ -23,7 +23,7 @@
 #ifndef NO_CUBLAS
 #include <cublas_v2.h>
 #endif
-#define CK(x) do { cudaError_t e = (x); if (e) { printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e)); exit(1); } } while (0)
+#include "common.cuh"
 enum { T = 64, R = 16 };
 
 // out[c * op + r] = in[r * ip + c] for r < rows, c < cols
@@ -71,14 +71,6 @@ __global__ void shifted_copy(const float *__restrict__ in, float *__restrict__ o
     if (i < n)
         out[i] = in[i + shift];
 }
-template <typename F> float med(F f)
-{
-    cudaEvent_t a, b; cudaEventCreate(&a); cudaEventCreate(&b);
-    for (int k = 0; k < 3; k++) f();
-    std::vector<float> t;
-    for (int k = 0; k < 20; k++) { cudaEventRecord(a); f(); cudaEventRecord(b); cudaEventSynchronize(b); float ms; cudaEventElapsedTime(&ms, a, b); t.push_back(ms); }
-    std::sort(t.begin(), t.end()); CK(cudaGetLastError()); return (t[9] + t[10]) / 2;
-}
 static size_t up32(size_t v) { return (v + 31) / 32 * 32; }
 int main()
 {
@@ -86,9 +78,7 @@ int main()
     size_t most = up32(16385) * up32(16385) + 64;
     float *in, *out, *ref;
     CK(cudaMalloc(&in, most * 4)); CK(cudaMalloc(&out, most * 4)); CK(cudaMalloc(&ref, most * 4));
-    std::vector<float> h(most);
-    for (size_t i = 0; i < most; i++) h[i] = (float)(i % 1000003);
-    CK(cudaMemcpy(in, h.data(), most * 4, cudaMemcpyHostToDevice));
+    std::vector<float> h = upload_input(in, most);
 #ifndef NO_CUBLAS
     cublasHandle_t handle;
     if (cublasCreate(&handle) != CUBLAS_STATUS_SUCCESS) { printf("no cuBLAS\n"); return 1; }

@@ -26,7 +26,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <vector>
-#define CK(x) do { cudaError_t e = (x); if (e) { printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e)); exit(1); } } while (0)
+#include "common.cuh"
 
 enum { TILE5 = 64, ROWS5 = 16 };
 __global__ void __launch_bounds__(32 * ROWS5) stage5(const float *__restrict__ in, float *__restrict__ out, size_t rows, size_t cols)
@@ -249,14 +249,6 @@ template <int H, int RR, int MINB, bool ASYNC, int AHEAD, int SLOTS = 4> static 
     ring<H, RR, MINB, ASYNC, AHEAD, SLOTS><<<grid, dim3(32, RR), smem>>>(in, out, (unsigned)rows, (unsigned)cols, kk);
 }
 
-template <typename F> float med(F f)
-{
-    cudaEvent_t a, b; cudaEventCreate(&a); cudaEventCreate(&b);
-    for (int k = 0; k < 3; k++) f();
-    std::vector<float> t;
-    for (int k = 0; k < 20; k++) { cudaEventRecord(a); f(); cudaEventRecord(b); cudaEventSynchronize(b); float ms; cudaEventElapsedTime(&ms, a, b); t.push_back(ms); }
-    std::sort(t.begin(), t.end()); CK(cudaGetLastError()); return (t[9] + t[10]) / 2;
-}
 struct variant { const char *name; void (*go)(const float *, float *, size_t, size_t, int); int k; };
 static const variant set1[] = {
     {"stage5", go_stage5, 0},
@@ -371,9 +363,7 @@ int main(int argc, char **argv)
         size_t most = 1000 * 1000;
         float *in, *out;
         CK(cudaMalloc(&in, most * 4)); CK(cudaMalloc(&out, most * 4));
-        std::vector<float> h(most);
-        for (size_t i = 0; i < most; i++) h[i] = (float)(i % 1000003);
-        CK(cudaMemcpy(in, h.data(), most * 4, cudaMemcpyHostToDevice));
+        std::vector<float> h = upload_input(in, most);
         return check_small(in, out, h);
     }
     size_t shapes[][2] = {{1023, 1025}, {2047, 2049}, {4095, 4097}, {4096, 4096}, {8191, 8193}, {8192, 8192},
@@ -381,9 +371,7 @@ int main(int argc, char **argv)
     size_t most = 16385ull * 16385;
     float *in, *out, *ref;
     CK(cudaMalloc(&in, most * 4)); CK(cudaMalloc(&out, most * 4)); CK(cudaMalloc(&ref, most * 4));
-    std::vector<float> h(most);
-    for (size_t i = 0; i < most; i++) h[i] = (float)(i % 1000003);
-    CK(cudaMemcpy(in, h.data(), most * 4, cudaMemcpyHostToDevice));
+    std::vector<float> h = upload_input(in, most);
     // stage 5 against the definition, once, on an odd shape
     {
         size_t rows = 333, cols = 1001;
@@ -394,25 +382,6 @@ int main(int argc, char **argv)
             for (size_t c = 0; c < cols; c++)
                 if (got[c * rows + r] != h[r * cols + c]) { printf("stage5 wrong at %zu,%zu\n", r, c); return 1; }
     }
-    printf("%-12s %8s", "shape", "copy");
-    for (int v = 0; v < NV; v++) printf(" %8s %6s", variants[v].name, "%copy");
-    printf("\n");
-    for (int rep = 0; rep < 2; rep++)
-        for (auto &s : shapes) {
-            size_t rows = s[0], cols = s[1], n = rows * cols;
-            float copy = med([&] { cudaMemcpyAsync(out, in, n * 4, cudaMemcpyDeviceToDevice); });
-            std::vector<float> want(n), got(n);
-            char name[32]; snprintf(name, sizeof name, "%zux%zu", rows, cols);
-            printf("%-12s %8.4f", name, copy);
-            for (int v = 0; v < NV; v++) {
-                float *dst = v == 0 ? ref : out;
-                CK(cudaMemset(dst, 0xff, n * 4));
-                float t = med([&] { variants[v].go(in, dst, rows, cols, variants[v].k); });
-                CK(cudaMemcpy(v == 0 ? want.data() : got.data(), dst, n * 4, cudaMemcpyDeviceToHost));
-                printf(" %8.4f %5.1f%%%s", t, 100 * copy / t, v == 0 || got == want ? "" : "!");
-            }
-            printf("\n");
-            fflush(stdout);
-        }
+    variant_table(in, out, ref, shapes, variants, NV, [&](int v, float *dst, size_t rows, size_t cols) { variants[v].go(in, dst, rows, cols, variants[v].k); });
     return 0;
 }

@@ -16,7 +16,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
-#define CK(x) do { cudaError_t e = (x); if (e) { printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e)); exit(1); } } while (0)
+#include "common.cuh"
 enum { C = 64 };
 
 template <int ROWS, int HALO, int RR>
@@ -53,14 +53,6 @@ template <int ROWS, int HALO, int RR> void launch(const float *in, float *out, s
     windows<ROWS, HALO, RR><<<grid, dim3(32, RR)>>>(in, out, rows, cols);
 }
 
-template <typename F> float med(F f)
-{
-    cudaEvent_t a, b; cudaEventCreate(&a); cudaEventCreate(&b);
-    for (int k = 0; k < 3; k++) f();
-    std::vector<float> t;
-    for (int k = 0; k < 20; k++) { cudaEventRecord(a); f(); cudaEventRecord(b); cudaEventSynchronize(b); float ms; cudaEventElapsedTime(&ms, a, b); t.push_back(ms); }
-    std::sort(t.begin(), t.end()); CK(cudaGetLastError()); return (t[9] + t[10]) / 2;
-}
 struct variant { const char *name; void (*go)(const float *, float *, size_t, size_t); };
 static const variant variants[] = {
     {"stage5", launch<64, 0, 16>},  {"r128", launch<128, 0, 16>}, {"s64", launch<64, 8, 8>},
@@ -73,28 +65,7 @@ int main()
     size_t most = 16385ull * 16385;
     float *in, *out, *ref;
     CK(cudaMalloc(&in, most * 4)); CK(cudaMalloc(&out, most * 4)); CK(cudaMalloc(&ref, most * 4));
-    std::vector<float> h(most);
-    for (size_t i = 0; i < most; i++) h[i] = (float)(i % 1000003);
-    CK(cudaMemcpy(in, h.data(), most * 4, cudaMemcpyHostToDevice));
-    printf("%-12s %8s", "shape", "copy");
-    for (int v = 0; v < NV; v++) printf(" %8s %6s", variants[v].name, "%copy");
-    printf("\n");
-    for (int rep = 0; rep < 2; rep++)
-        for (auto &s : shapes) {
-            size_t rows = s[0], cols = s[1], n = rows * cols;
-            float copy = med([&] { cudaMemcpyAsync(out, in, n * 4, cudaMemcpyDeviceToDevice); });
-            std::vector<float> want(n), got(n);
-            char name[32]; snprintf(name, sizeof name, "%zux%zu", rows, cols);
-            printf("%-12s %8.4f", name, copy);
-            for (int v = 0; v < NV; v++) {
-                float *dst = v == 0 ? ref : out;
-                CK(cudaMemset(dst, 0xff, n * 4));
-                float t = med([&] { variants[v].go(in, dst, rows, cols); });
-                CK(cudaMemcpy(v == 0 ? want.data() : got.data(), dst, n * 4, cudaMemcpyDeviceToHost));
-                printf(" %8.4f %5.1f%%%s", t, 100 * copy / t, v == 0 || got == want ? "" : "!");
-            }
-            printf("\n");
-            fflush(stdout);
-        }
+    std::vector<float> h = upload_input(in, most);
+    variant_table(in, out, ref, shapes, variants, NV, [&](int v, float *dst, size_t rows, size_t cols) { variants[v].go(in, dst, rows, cols); });
     return 0;
 }
