@@ -51,6 +51,7 @@ check: check-skeletons check-scripts $(PROVEN) $(BUILD)/selftest $(BUILD)/probe 
 	$(RUN_EMU_TEST)
 	@authoring/prove.sh $(BUILD) $(WRITTEN)
 	@authoring/results-index.sh --check && echo "check: results/ holds only what the tools wrote, and its index is current"
+	@authoring/stage-words.sh $(BUILD)
 	@if [ "$(EMU)" != 1 ] && ! $(BUILD)/probe > /dev/null; then \
 	  echo "check: so proving the tests under the CPU emulation instead (EMU=1):"; \
 	  $(MAKE) --no-print-directory EMU=1 NVCC_CHECK= prove; fi

@@ -28,7 +28,7 @@
  * csv=FILE (make bench, tools/bench.sh) appends each row's figures to FILE,
  * and times the first variant only unless variant= names one or is "all".
  *
- *   run list=stages|variants|shape|cases
+ *   run list=stages|ideas|variants|shape|cases
  *
  * answers what scripts ask of the lab (the grader, make bench, make list,
  * the Classroom workflow), tab-separated, an item a line, touching no GPU.
@@ -166,6 +166,12 @@ static void list_stages(const struct lab *lab)
     for (const struct stage *s = lab->stages; s->id; s++)
         printf("%s\t%s\n", s->id, s->idea);
 }
+/* The idea in both wordings, for the check that pages quote them right. */
+static void list_ideas(const struct lab *lab)
+{
+    for (const struct stage *s = lab->stages; s->id; s++)
+        printf("%s\t%s\t%s\n", s->id, s->idea, s->teaches);
+}
 static void list_variants(const struct lab *lab)
 {
     for (int v = 0; lab->variants && lab->variants[v]; v++)
@@ -185,8 +191,8 @@ static const struct {
     const char *question;
     void (*answer)(const struct lab *lab);
 } lists[] = {
-    {"stages", list_stages}, {"variants", list_variants}, {"shape", list_shape},
-    {"cases", list_cases},
+    {"stages", list_stages}, {"ideas", list_ideas}, {"variants", list_variants},
+    {"shape", list_shape}, {"cases", list_cases},
 };
 
 static void answer(const struct lab *lab, const char *question)

@@ -137,14 +137,18 @@ static void check_techniques(const struct lab *lab)
 {
     if (!lab->technique.rows)
         die("%s: spec/%s/%s_lab.c has no techniques table", lab->name, lab->name, lab->name);
-    for (const struct stage *s = lab->stages; s->id; s++)
+    for (const struct stage *s = lab->stages; s->id; s++) {
         stage_technique(lab, s);
+        if (!s->teaches || !*s->teaches)
+            die("%s: stage %s's row in the stage table lacks its idea in the handout's words "
+                "(its fourth field, which the technique's verdict quotes)", lab->name, s->id);
+    }
     for (const struct technique *t = lab->technique.rows; t->id; t++) {
         if (!stage_find(lab, t->id))
             die("%s: spec/%s/%s_lab.c has a technique for a stage %s, which the stage table "
                 "lacks", lab->name, lab->name, lab->name, t->id);
         for (int k = 0; k < MAX_TRAITS && t->traits[k].of; k++)
-            if (!t->traits[k].missing || !t->idea)
+            if (!t->traits[k].missing)
                 die("%s: stage %s's technique says not what is missing when it fails",
                     lab->name, t->id);
     }
@@ -174,7 +178,7 @@ void technique_sentence(const struct lab *lab, const struct stage *s, const stru
                         char *text, size_t len)
 {
     snprintf(text, len, "%s: this stage's idea is %s (handouts/%s.md, stage %s)", t->missing,
-             stage_technique(lab, s)->idea, lab->handout, s->id);
+             s->teaches, lab->handout, s->id);
 }
 
 /* The measures: figures of one run's counts. */

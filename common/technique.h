@@ -27,9 +27,7 @@ struct trait {
 };
 enum { MAX_TRAITS = 6 };
 struct technique {
-    const char *id;      /* the stage's */
-    const char *idea;    /* what the stage teaches, as its handout says it:
-                            "a private histogram per block" */
+    const char *id;      /* the stage's (its row in the stage table says the idea) */
     struct trait traits[MAX_TRAITS]; /* all must hold; none: any kernel passes */
 };
 /* Where a stage's technique is counted when not at its lab's technique

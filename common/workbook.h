@@ -25,10 +25,15 @@ extern "C" {
  * sizes its kernels take. Common code only passes it along. */
 struct args;
 
+/* A stage is named here and nowhere else but by its id: its idea in a few
+ * words for the run table's column, and in its handout's words, which the
+ * technique's verdict quotes ("this stage's idea is ..."). */
 struct stage {
     const char *id;   /* "1", "2", "4a": what STAGE= selects */
-    const char *idea; /* the one idea this stage adds */
+    const char *idea; /* the one idea this stage adds, in at most 42 characters */
     void (*launch)(const struct args *a, int block); /* block: threads per block */
+    const char *teaches; /* the idea as its handout says it: "a private histogram
+                            per block in shared memory" (NULL in the library's row) */
 };
 
 /* One size make grade judges every stage at: what N= takes ("100003",

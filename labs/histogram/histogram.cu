@@ -176,9 +176,13 @@ static void histogram_stage4(const struct args *a, int block)
 /* ---- the stage table: the tests, the driver and the run table read it --- */
 
 const struct stage histogram_stages[] = {
-    {"1", "global atomics, one thread per value", histogram_stage1},
-    {"2", "grid-stride loop, global atomics", histogram_stage2},
-    {"3", "private histogram per block, shared memory", histogram_stage3},
-    {"4", "per-warp histograms, 16-byte loads", histogram_stage4},
-    {NULL, NULL, NULL},
+    {"1", "global atomics, one thread per value", histogram_stage1,
+     "global atomics, one thread per value"},
+    {"2", "grid-stride loop, global atomics", histogram_stage2,
+     "a grid-stride loop: each thread counts many values"},
+    {"3", "private histogram per block, shared memory", histogram_stage3,
+     "a private histogram per block in shared memory"},
+    {"4", "per-warp histograms, 16-byte loads", histogram_stage4,
+     "private histograms in shared memory, fed by 16-byte loads"},
+    {NULL, NULL, NULL, NULL},
 };

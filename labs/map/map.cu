@@ -183,11 +183,15 @@ static void map_stage5(const struct args *a, int block)
 /* ---- the stage table: the tests, the driver and the run table read it --- */
 
 const struct stage map_stages[] = {
-    {"1", "one thread per element", map_stage1},
-    {"2", "grid-stride loop, grid from the device", map_stage2},
-    {"3", "16-byte float4 loads and stores", map_stage3},
-    {"4a", "array of structures: x of 16-byte records", map_stage4a},
-    {"4b", "structure of arrays: the x array alone", map_stage4b},
-    {"5", "float4s, grid from n: blocks balance SMs", map_stage5},
-    {NULL, NULL, NULL},
+    {"1", "one thread per element", map_stage1, "one thread per element"},
+    {"2", "grid-stride loop, grid from the device", map_stage2,
+     "a grid-stride loop over a grid sized from the device"},
+    {"3", "16-byte float4 loads and stores", map_stage3, "16-byte float4 loads and stores"},
+    {"4a", "array of structures: x of 16-byte records", map_stage4a,
+     "stage 2's grid-stride loop over an array of structures"},
+    {"4b", "structure of arrays: the x array alone", map_stage4b,
+     "stage 2's grid-stride loop over the x array alone (structure of arrays)"},
+    {"5", "float4s, grid from n: blocks balance SMs", map_stage5,
+     "one float4 a thread, with a grid sized from n"},
+    {NULL, NULL, NULL, NULL},
 };

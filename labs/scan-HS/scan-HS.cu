@@ -164,9 +164,12 @@ static void scan_hs_stage4(const struct args *a, int block)
 /* ---- the stage table: the tests, the driver and the run table read it --- */
 
 const struct stage scan_hs_stages[] = {
-    {"1", "double-buffered shared memory", scan_hs_stage1},
-    {"2", "in place: a register, two barriers a step", scan_hs_stage2},
-    {"3", "warp shuffles, then a scan of warp totals", scan_hs_stage3},
-    {"4", "several segments a block, all loads first", scan_hs_stage4},
-    {NULL, NULL, NULL},
+    {"1", "double-buffered shared memory", scan_hs_stage1, "double-buffered shared memory"},
+    {"2", "in place: a register, two barriers a step", scan_hs_stage2,
+     "in place: each step reads into a register, then writes, a barrier after each"},
+    {"3", "warp shuffles, then a scan of warp totals", scan_hs_stage3,
+     "warp shuffles, then a scan of the warps' totals"},
+    {"4", "several segments a block, all loads first", scan_hs_stage4,
+     "several segments a block, every load before the first barrier"},
+    {NULL, NULL, NULL, NULL},
 };

@@ -403,9 +403,12 @@ static void scan_large_stage4(const struct args *a, int block)
 /* ---- the stage table: the tests, the driver and the run table read it --- */
 
 const struct stage scan_large_stages[] = {
-    {"1", "scan-then-propagate (4 passes over n)", scan_large_stage1},
-    {"2", "reduce-then-scan (3 passes over n)", scan_large_stage2},
-    {"3", "single pass, chained prefixes", scan_large_stage3},
-    {"4", "single pass, decoupled look-back", scan_large_stage4},
-    {NULL, NULL, NULL},
+    {"1", "scan-then-propagate (4 passes over n)", scan_large_stage1, "scan-then-propagate"},
+    {"2", "reduce-then-scan (3 passes over n)", scan_large_stage2,
+     "reduce-then-scan: each output written once"},
+    {"3", "single pass, chained prefixes", scan_large_stage3,
+     "a single pass, each tile waiting for its neighbour's prefix"},
+    {"4", "single pass, decoupled look-back", scan_large_stage4,
+     "a single pass with decoupled look-back"},
+    {NULL, NULL, NULL, NULL},
 };

@@ -525,10 +525,12 @@ static void compact_stage4b(const struct args *a, int block)
 /* ---- the stage table: the tests, the driver and the run table read it --- */
 
 const struct stage compact_stages[] = {
-    {"1", "flag, library scan, scatter (3 kernels)", compact_stage1},
-    {"2", "per tile: count, scan the counts, scatter", compact_stage2},
-    {"3", "ballots, one atomic a chunk (unordered)", compact_stage3},
-    {"4a", "ordered single pass: ticket, look-back", compact_stage4a},
-    {"4b", "16-byte loads, staged writes", compact_stage4b},
-    {NULL, NULL, NULL},
+    {"1", "flag, library scan, scatter (3 kernels)", compact_stage1, "flag, library scan, scatter"},
+    {"2", "per tile: count, scan the counts, scatter", compact_stage2,
+     "per tile: count, scan the counts, scatter"},
+    {"3", "ballots, one atomic a chunk (unordered)", compact_stage3, "ballots, one atomic a chunk"},
+    {"4a", "ordered single pass: ticket, look-back", compact_stage4a,
+     "an ordered single pass: a ticket and look-back, values written from registers"},
+    {"4b", "16-byte loads, staged writes", compact_stage4b, "16-byte loads and staged writes"},
+    {NULL, NULL, NULL, NULL},
 };

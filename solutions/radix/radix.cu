@@ -875,11 +875,16 @@ static void radix_stage5(const struct args *a, int block)
 /* ---- the stage table: the tests, the driver and the run table read it --- */
 
 const struct stage radix_stages[] = {
-    {"1", "a bit a pass: flag, library scan, split", radix_stage1},
-    {"2", "4 bits a pass: tile counts, scan, scatter", radix_stage2},
-    {"3a", "8 bits a pass: ballot ranks", radix_stage3a},
-    {"3b", "sorted in shared memory, written in runs", radix_stage3b},
-    {"4", "one count, a pass a kernel: look-back", radix_stage4},
-    {"5", "keys that fit one tile: one block", radix_stage5},
-    {NULL, NULL, NULL},
+    {"1", "a bit a pass: flag, library scan, split", radix_stage1,
+     "a bit a pass: flag, library scan, split"},
+    {"2", "4 bits a pass: tile counts, scan, scatter", radix_stage2,
+     "4-bit digits: 8 passes over the keys"},
+    {"3a", "8 bits a pass: ballot ranks", radix_stage3a, "8-bit digits: 4 passes over the keys"},
+    {"3b", "sorted in shared memory, written in runs", radix_stage3b,
+     "8-bit digits, each tile sorted in shared memory and written out in runs"},
+    {"4", "one count, a pass a kernel: look-back", radix_stage4,
+     "one count of every pass's digits, and a tile's places by look-back"},
+    {"5", "keys that fit one tile: one block", radix_stage5,
+     "keys that fit one tile sorted by one block"},
+    {NULL, NULL, NULL, NULL},
 };

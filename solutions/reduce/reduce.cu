@@ -489,13 +489,18 @@ static void reduce_stage8(const struct args *a, int block)
 /* ---- the stage table: the tests, the driver and the run table read it --- */
 
 const struct stage reduce_stages[] = {
-    {"1", "interleaved addressing, divergent branch", reduce_stage1},
-    {"2", "interleaved addressing, strided index", reduce_stage2},
-    {"3", "sequential addressing", reduce_stage3},
-    {"4", "first add during the load", reduce_stage4},
-    {"5", "last warp unrolled, with __syncwarp", reduce_stage5},
-    {"6", "complete unrolling, block size a template", reduce_stage6},
-    {"7", "cascading: grid-stride sums per thread", reduce_stage7},
-    {"8", "warp shuffles, one atomicAdd per block", reduce_stage8},
-    {NULL, NULL, NULL},
+    {"1", "interleaved addressing, divergent branch", reduce_stage1, "interleaved addressing"},
+    {"2", "interleaved addressing, strided index", reduce_stage2,
+     "a strided index, so that whole warps idle instead of half their lanes"},
+    {"3", "sequential addressing", reduce_stage3, "sequential addressing, free of bank conflicts"},
+    {"4", "first add during the load", reduce_stage4, "the first add during the load"},
+    {"5", "last warp unrolled, with __syncwarp", reduce_stage5,
+     "the last warp unrolled, with no barriers"},
+    {"6", "complete unrolling, block size a template", reduce_stage6,
+     "complete unrolling, the block size a template parameter"},
+    {"7", "cascading: grid-stride sums per thread", reduce_stage7,
+     "cascading: each thread sums many values before the tree"},
+    {"8", "warp shuffles, one atomicAdd per block", reduce_stage8,
+     "warp shuffles, and one atomicAdd a block"},
+    {NULL, NULL, NULL, NULL},
 };

@@ -302,9 +302,13 @@ static void scan_blelloch_stage4(const struct args *a, int block)
 /* ---- the stage table: the tests, the driver and the run table read it --- */
 
 const struct stage scan_blelloch_stages[] = {
-    {"1", "up-sweep and down-sweep (exclusive)", scan_blelloch_stage1},
-    {"2", "shared indices padded: no bank conflicts", scan_blelloch_stage2},
-    {"3", "Brent-Kung down phase (inclusive)", scan_blelloch_stage3},
-    {"4", "eight values a thread in registers", scan_blelloch_stage4},
-    {NULL, NULL, NULL},
+    {"1", "up-sweep and down-sweep (exclusive)", scan_blelloch_stage1,
+     "an up-sweep and a down-sweep (exclusive)"},
+    {"2", "shared indices padded: no bank conflicts", scan_blelloch_stage2,
+     "padded shared indices: no bank conflicts"},
+    {"3", "Brent-Kung down phase (inclusive)", scan_blelloch_stage3,
+     "the Brent-Kung down phase: one add a node, no swap, no cleared root"},
+    {"4", "eight values a thread in registers", scan_blelloch_stage4,
+     "eight values a thread, scanned in registers first"},
+    {NULL, NULL, NULL, NULL},
 };

@@ -362,11 +362,14 @@ static void transpose_stage6(const struct args *a, int block)
 /* ---- the stage table: the tests, the driver and the run table read it --- */
 
 const struct stage transpose_stages[] = {
-    {"1", "naive: a thread an element", transpose_stage1},
-    {"2", "a 32x32 tile in shared memory", transpose_stage2},
-    {"3", "the tile padded to 33 columns", transpose_stage3},
-    {"4", "32 x BLOCK/32 threads a tile", transpose_stage4},
-    {"5", "64x64 tiles, unrolled loops", transpose_stage5},
-    {"6", "whole lines of out: strips walked", transpose_stage6},
-    {NULL, NULL, NULL},
+    {"1", "naive: a thread an element", transpose_stage1, "a thread an element"},
+    {"2", "a 32x32 tile in shared memory", transpose_stage2,
+     "a tile in shared memory, so that both reads and writes are coalesced"},
+    {"3", "the tile padded to 33 columns", transpose_stage3, "the tile padded to 33 columns"},
+    {"4", "32 x BLOCK/32 threads a tile", transpose_stage4,
+     "fewer threads than a tile has elements: each moves several"},
+    {"5", "64x64 tiles, unrolled loops", transpose_stage5, "64x64 tiles"},
+    {"6", "whole lines of out: strips walked", transpose_stage6,
+     "whole lines of out: each row's windows start on a line"},
+    {NULL, NULL, NULL, NULL},
 };

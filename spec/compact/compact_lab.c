@@ -407,12 +407,12 @@ static double global_atomics_per_chunk(const struct problem *p, const struct acc
 /* What each stage's kernel must show besides right outputs (workbook.h,
  * struct technique), in the words of handouts/07-compact.md. */
 static const struct technique compact_techniques[] = {
-    {"1", "flag, library scan, scatter", {{0}}},
-    {"2", "per tile: count, scan the counts, scatter",
+    {"1", {{0}}},
+    {"2",
      {{traffic, AT_MOST, 3, "an array of a flag a value goes through memory: not counts a tile"}}},
 #define SINGLE_PASS                                                                         \
     {traffic, AT_MOST, 1.4, "the values are read more than once: not a single pass"}
-    {"3", "ballots, one atomic a chunk",
+    {"3",
      {SINGLE_PASS,
       {global_atomics_per_chunk, AT_MOST, 1, "more than one global atomic a chunk"}}},
 #define ONE_TICKET                                                                         \
@@ -425,9 +425,8 @@ static const struct technique compact_techniques[] = {
     {flag_stores_per_block, AT_LEAST, 1.5,                                                 \
      "a tile publishes only its prefix, not its total first: the tiles after it wait for "  \
      "the whole chain before them instead of looking back past it"}
-    {"4a", "an ordered single pass: a ticket and look-back, values written from registers",
-     {SINGLE_PASS, ONE_TICKET, PUBLISHED}},
-    {"4b", "16-byte loads and staged writes",
+    {"4a", {SINGLE_PASS, ONE_TICKET, PUBLISHED}},
+    {"4b",
      {{lanes_per_store_request, AT_LEAST, 24,
        "values written from registers, not staged: a store request writes only the lanes "
        "that kept a value, where the copy out of shared memory writes 32 side by side"},

@@ -240,8 +240,8 @@ static size_t histogram_tile(const struct stage *s, int block)
 /* What each stage's kernel must show besides right outputs (workbook.h,
  * struct technique), in the words of handouts/03-histogram.md. */
 static const struct technique histogram_techniques[] = {
-    {"1", "global atomics, one thread per value", {{0}}},
-    {"2", "a grid-stride loop: each thread counts many values",
+    {"1", {{0}}},
+    {"2",
      {{elements_per_launched_thread, AT_LEAST, 4, "each thread counts one value: no grid-stride "
                                                   "loop"}}},
 /* A private histogram counts every value in shared memory, and its block's
@@ -254,9 +254,9 @@ static const struct technique histogram_techniques[] = {
                                                 "few"},                                        \
     {global_atomics_per_block_and_output, AT_MOST, 1, "more than one global atomic a bin a "  \
                                                       "block"}
-    {"3", "a private histogram per block in shared memory", {PRIVATE}},
+    {"3", {PRIVATE}},
     /* 16-byte loads make one request per 512 byte values, 8-byte ones per 256 */
-    {"4", "private histograms in shared memory, fed by 16-byte loads",
+    {"4",
      {PRIVATE, {load_requests_per_element, AT_MOST, 1.0 / 384, "the loads are not 16 bytes a "
                                                                "thread"}}},
 #undef PRIVATE

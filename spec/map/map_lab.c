@@ -143,7 +143,7 @@ static const char *map_hint(const struct problem *p, const struct stage *s,
 /* What each stage's kernel must show besides right outputs (workbook.h,
  * struct technique), in the words of handouts/01-map.md. */
 static const struct technique map_techniques[] = {
-    {"1", "one thread per element", {{0}}},
+    {"1", {{0}}},
 #define STRIDED                                                                             \
     {elements_per_launched_thread, AT_LEAST, 2, "each thread maps one element: no grid-stride " \
                                                 "loop"}
@@ -151,14 +151,14 @@ static const struct technique map_techniques[] = {
 #define VECTORS                                                                             \
     {load_requests_per_element, AT_MOST, 1.0 / 96, "the loads are not 16 bytes a thread"},   \
     {store_requests_per_element, AT_MOST, 1.0 / 96, "the stores are not 16 bytes a thread"}
-    {"2", "a grid-stride loop over a grid sized from the device", {STRIDED}},
-    {"3", "16-byte float4 loads and stores", {VECTORS}},
-    {"4a", "stage 2's grid-stride loop over an array of structures", {STRIDED}},
-    {"4b", "stage 2's grid-stride loop over the x array alone (structure of arrays)",
+    {"2", {STRIDED}},
+    {"3", {VECTORS}},
+    {"4a", {STRIDED}},
+    {"4b",
      {STRIDED,
       {traffic, AT_MOST, 1.5, "it moves more than the x values it uses (the records, not the x "
                               "array)"}}},
-    {"5", "one float4 a thread, with a grid sized from n",
+    {"5",
      {VECTORS,
       {launches, AT_MOST, 1, "more than one kernel launched: one grid, sized from n, does the "
                              "work"},

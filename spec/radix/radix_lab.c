@@ -343,27 +343,24 @@ static const struct grade_case radix_grade_cases[] = {
 /* What each stage's kernel must show besides right outputs (workbook.h,
  * struct technique), in the words of handouts/08-radix.md. */
 static const struct technique radix_techniques[] = {
-    {"1", "a bit a pass: flag, library scan, split", {{0}}},
-    {"2", "4-bit digits: 8 passes over the keys",
-     {{bytes_stored_per_output, AT_MOST, 9, "more than 8 passes over the keys"}}},
-    {"3a", "8-bit digits: 4 passes over the keys",
-     {{bytes_stored_per_output, AT_MOST, 5, "more than 4 passes over the keys"}}},
+    {"1", {{0}}},
+    {"2", {{bytes_stored_per_output, AT_MOST, 9, "more than 8 passes over the keys"}}},
+    {"3a", {{bytes_stored_per_output, AT_MOST, 5, "more than 4 passes over the keys"}}},
     /* sectors stored per sector of the output, over the four passes: runs
      * make about 8, keys written from registers about 32 */
-    {"3b", "8-bit digits, each tile sorted in shared memory and written out in runs",
+    {"3b",
      {{store_sectors_per_output_sector, AT_MOST, 16, "keys written from registers, not as runs "
                                                      "of the sorted tile"},
       {bytes_stored_per_output, AT_MOST, 5, "more than 4 passes over the keys"}}},
     /* a tile publishes its 256 counts before it waits for any other tile */
-    {"4", "one count of every pass's digits, and a tile's places by look-back",
+    {"4",
      {{traffic, AT_MOST, 7, "the keys are read twice a pass: not one count for all four"},
       {flag_stores_per_block, AT_LEAST, 384, "a tile publishes only its prefixes: not its "
                                               "counts first"},
       {flag_stores_before_waiting_per_block, AT_LEAST, 128, "a tile publishes only after it "
                                                             "waits for the tiles before: not "
                                                             "its counts first"}}},
-    {"5", "keys that fit one tile sorted by one block",
-     {{launches, AT_MOST, 1, "more than one launch for keys that fit one tile"}}},
+    {"5", {{launches, AT_MOST, 1, "more than one launch for keys that fit one tile"}}},
     {0},
 };
 /* Stage 5's idea shows only where the keys fit one tile (256 x ITEMS3). */

@@ -234,7 +234,7 @@ static const char *const reduce_variants[] = {"int", "float", NULL};
  * blocks of 256, 2 SMs), which WORKBOOK_FIGURES=1
  * build/emu/solutions/reduce/run technique=all prints. */
 static const struct technique reduce_techniques[] = {
-    {"1", "interleaved addressing", {{0}}},
+    {"1", {{0}}},
 /* stage 1's tree takes 0.59 shared-memory requests a value, 2 and 3 take 0.18
  * (0.57 and 0.33 in blocks of 64, 0.60 and 0.14 of 1024); with two values a
  * thread, about half of each */
@@ -263,17 +263,14 @@ static const struct technique reduce_techniques[] = {
     {busiest_thread_shared_accesses, AT_MOST, 32,                                           \
      "one thread makes over 32 shared-memory accesses: the block's values are summed one "  \
      "after another, not as a tree"}
-    {"2", "a strided index, so that whole warps idle instead of half their lanes",
-     {ACTIVE_WARPS(0.4), A_TREE, NO_ATOMICS}},
-    {"3", "sequential addressing, free of bank conflicts",
-     {NO_CONFLICTS(0.1), ACTIVE_WARPS(0.4), A_TREE, NO_ATOMICS}},
-    {"4", "the first add during the load",
-     {FIRST_ADD, NO_CONFLICTS(0.1), ACTIVE_WARPS(0.2), A_TREE, NO_ATOMICS}},
-    {"5", "the last warp unrolled, with no barriers",
+    {"2", {ACTIVE_WARPS(0.4), A_TREE, NO_ATOMICS}},
+    {"3", {NO_CONFLICTS(0.1), ACTIVE_WARPS(0.4), A_TREE, NO_ATOMICS}},
+    {"4", {FIRST_ADD, NO_CONFLICTS(0.1), ACTIVE_WARPS(0.2), A_TREE, NO_ATOMICS}},
+    {"5",
      {FIRST_ADD, NO_CONFLICTS(0.1), ACTIVE_WARPS(0.2), WARP_UNROLLED(0.012), A_TREE, NO_ATOMICS}},
-    {"6", "complete unrolling, the block size a template parameter",
+    {"6",
      {FIRST_ADD, NO_CONFLICTS(0.1), ACTIVE_WARPS(0.2), WARP_UNROLLED(0.012), A_TREE, NO_ATOMICS}},
-    {"7", "cascading: each thread sums many values before the tree",
+    {"7",
      {{elements_per_thread, AT_LEAST, 8, "each thread sums one or two values: no grid-stride "
                                          "sums"},
       NO_CONFLICTS(0.005), WARP_UNROLLED(0.0007), A_TREE, NO_ATOMICS}},
@@ -282,7 +279,7 @@ static const struct technique reduce_techniques[] = {
      * least 0.25 without; one atomic a block is 0.0001 a value, one a thread 0.03; stores to
      * device memory: none, where a warp's values moved through a global array take a request
      * a warp (0.001 a value at 32 values a thread) */
-    {"8", "warp shuffles, and one atomicAdd a block",
+    {"8",
      {{shuffles_per_warp, AT_LEAST, 5, "no warp sums by shuffles (five a warp)"},
       {shared_bytes_per_element, AT_MOST, 0.05, "every thread's value passes through shared "
                                                 "memory: the warps do not sum by shuffles"},

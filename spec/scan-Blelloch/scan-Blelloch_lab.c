@@ -68,20 +68,20 @@ static size_t scan_blelloch_tile(const struct stage *s, int block)
 /* What each stage's kernel must show besides right outputs (workbook.h,
  * struct technique), in the words of handouts/05-scan-Blelloch.md. */
 static const struct technique scan_Blelloch_techniques[] = {
-    {"1", "an up-sweep and a down-sweep (exclusive)", {{0}}},
+    {"1", {{0}}},
 /* Conflicts per value, not wavefronts per request: accesses that conflict
  * in no bank would water a ratio down. Stage 1's tree takes about 1 extra
  * wavefront a value, stage 2's none, stage 3's down phase 0.07. */
 #define PADDED                                                                              \
     {shared_bank_conflicts_per_element, AT_MOST, 0.25,                                      \
      "shared memory accesses conflict in banks: the indices are not padded"}
-    {"2", "padded shared indices: no bank conflicts", {PADDED}},
-    {"3", "the Brent-Kung down phase: one add a node, no swap, no cleared root",
+    {"2", {PADDED}},
+    {"3",
      {PADDED, {shared_stores_per_element, AT_MOST, 0.13, "the down phase swaps and adds: "
                                                          "Blelloch's, not Brent-Kung's"}}},
     /* a tree over the threads' totals takes 0.09 shared requests a value; one over every
      * value, eight a thread, 0.34 */
-    {"4", "eight values a thread, scanned in registers first",
+    {"4",
      {{elements_per_thread, AT_LEAST, 6, "each thread holds one or two values"},
       {shared_requests_per_element, AT_MOST, 0.18,
        "every value goes through the shared tree: a thread's values are not scanned in "

@@ -52,8 +52,8 @@ static size_t scan_hs_tile(const struct stage *s, int block)
 /* What each stage's kernel must show besides right outputs (workbook.h,
  * struct technique), in the words of handouts/04-scan-HS.md. */
 static const struct technique scan_HS_techniques[] = {
-    {"1", "double-buffered shared memory", {{0}}},
-    {"2", "in place: each step reads into a register, then writes, a barrier after each",
+    {"1", {{0}}},
+    {"2",
      {{barriers_per_block, AT_LEAST, 14, "one barrier a step: the scan is not done in place"},
       {shared_footprint_per_element, AT_MOST, 6,
        "two shared words a value: two arrays, so the scan is not done in place"}}},
@@ -67,10 +67,10 @@ static const struct technique scan_HS_techniques[] = {
      "too few warp shuffles: a warp's scan of 32 values takes five (log2 32)"},              \
     {shared_requests_per_element, AT_MOST, 0.25,                                            \
      "the warps' steps go through shared memory: with shuffles, only the warps' totals do"}
-    {"3", "warp shuffles, then a scan of the warps' totals",
+    {"3",
      {WARP_SCANS,
       {barriers_per_block, AT_MOST, 4, "a barrier at every step: the warps do not scan alone"}}},
-    {"4", "several segments a block, every load before the first barrier",
+    {"4",
      {{elements_per_thread, AT_LEAST, 2,
        "one value a thread: each block scans one segment, so each thread has one load in flight"},
       WARP_SCANS,

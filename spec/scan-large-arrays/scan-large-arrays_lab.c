@@ -69,14 +69,14 @@ static size_t scan_large_tile(const struct stage *s, int block)
 /* What each stage's kernel must show besides right outputs (workbook.h,
  * struct technique), in the words of handouts/06-scan-large-arrays.md. */
 static const struct technique scan_large_arrays_techniques[] = {
-    {"1", "scan-then-propagate", {{0}}},
-    {"2", "reduce-then-scan: each output written once",
+    {"1", {{0}}},
+    {"2",
      {{bytes_stored_per_output, AT_MOST, 1.5, "the output is written twice: the tiles' sums "
                                               "are added after the scan"}}},
 #define SINGLE_PASS                                                                         \
     {traffic, AT_MOST, 1.25, "the data is read more than once: not a single pass"}
-    {"3", "a single pass, each tile waiting for its neighbour's prefix", {SINGLE_PASS}},
-    {"4", "a single pass with decoupled look-back",
+    {"3", {SINGLE_PASS}},
+    {"4",
      {SINGLE_PASS, {flag_stores_per_block, AT_LEAST, 1.5, "a tile publishes only its prefix: "
                                                           "not its total first"}}},
 #undef SINGLE_PASS

@@ -272,7 +272,7 @@ static const struct grade_case transpose_grade_cases[] = {
 /* What each stage's kernel must show besides right outputs (workbook.h,
  * struct technique), in the words of handouts/09-transpose.md. */
 static const struct technique transpose_techniques[] = {
-    {"1", "a thread an element", {{0}}},
+    {"1", {{0}}},
 /* Costs per element, which reads or writes that do nothing only raise: a
  * coalesced store fills whole sectors (stage 1's fill an eighth of each),
  * and a padded tile serves a warp's column in one wavefront (stage 2's in 32,
@@ -285,18 +285,18 @@ static const struct technique transpose_techniques[] = {
     {shared_bank_conflicts_per_element, AT_MOST, 0.5 / 32, "reading the tile's columns "       \
                                                            "conflicts in banks: the tile is "  \
                                                            "not padded"}
-    {"2", "a tile in shared memory, so that both reads and writes are coalesced", {TILED}},
-    {"3", "the tile padded to 33 columns", {TILED, PADDED}},
-    {"4", "fewer threads than a tile has elements: each moves several",
+    {"2", {TILED}},
+    {"3", {TILED, PADDED}},
+    {"4",
      {TILED, PADDED,
       {elements_per_launched_thread, AT_LEAST, 2, "each thread moves one element"}}},
-    {"5", "64x64 tiles",
+    {"5",
      {TILED, PADDED,
       {elements_per_launched_thread, AT_LEAST, 6, "each thread moves four elements or fewer: "
                                                   "the tiles are not 64x64"},
       {elements_per_block, AT_LEAST, 2500, "each block moves fewer than 2500 elements: the "
                                            "tiles are not 64x64"}}},
-    {"6", "whole lines of out: each row's windows start on a line",
+    {"6",
      {{store_sectors_per_output_sector, AT_MOST, 1.12, "the stores of out's rows cut sectors "
                                                        "in two: each row's windows do not "
                                                        "start on a line"},

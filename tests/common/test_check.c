@@ -74,8 +74,9 @@ ParameterizedTest(struct mistake *m, choices, refuse_each_mistake, .exit_code = 
 }
 
 static const struct stage stages[] = {
-    {"1", "one", NULL}, {"4a", "four a", NULL}, {"4b", "four b", NULL}, {"10", "ten", NULL},
-    {NULL, NULL, NULL},
+    {"1", "one", NULL, "the first idea"}, {"4a", "four a", NULL, "the fourth idea"},
+    {"4b", "four b", NULL, "the fourth idea, another way"}, {"10", "ten", NULL, "the tenth idea"},
+    {NULL, NULL, NULL, NULL},
 };
 static const struct lab fake = {.name = "fake", .stages = stages};
 
@@ -116,11 +117,11 @@ static const struct facts rows_and_a_5[] = {
     {"1", 1}, {"4a", 4}, {"4b", 5}, {"5", 5}, {"10", 10}, {"lib", 0}, {NULL, 0},
 };
 static const struct technique techniques[] = {
-    {"1", "one", {{0}}},
-    {"4a", "four a", {{shared_atomics, AT_LEAST, 1, "no shared-memory atomics"},
-                      {launches, AT_MOST, 1, "more than one launch"}}},
-    {"4b", "four b", {{0}}},
-    {"10", "ten", {{0}}},
+    {"1", {{0}}},
+    {"4a", {{shared_atomics, AT_LEAST, 1, "no shared-memory atomics"},
+            {launches, AT_MOST, 1, "more than one launch"}}},
+    {"4b", {{0}}},
+    {"10", {{0}}},
     {0},
 };
 #define TABLES(facts_rows) \
@@ -171,8 +172,7 @@ Test(lab_tables, refuse_two_stages_of_one_id,
 
 Test(lab_tables, refuse_a_stage_without_a_technique, .exit_code = 2, .init = cr_redirect_stderr)
 {
-    static const struct technique three[] = {
-        {"1", "one", {{0}}}, {"4a", "four a", {{0}}}, {"4b", "four b", {{0}}}, {0}};
+    static const struct technique three[] = {{"1", {{0}}}, {"4a", {{0}}}, {"4b", {{0}}}, {0}};
     struct lab lab = {TABLES(rows)};
     lab.technique.rows = three;
     lab_check(&lab);
@@ -181,11 +181,24 @@ Test(lab_tables, refuse_a_stage_without_a_technique, .exit_code = 2, .init = cr_
 Test(lab_tables, refuse_a_trait_that_says_not_what_is_missing, .exit_code = 2,
      .init = cr_redirect_stderr)
 {
-    static const struct technique mute[] = {{"1", "one", {{launches, AT_MOST, 1, NULL}}},
-                                            {"4a", "a", {{0}}}, {"4b", "b", {{0}}},
-                                            {"10", "ten", {{0}}}, {0}};
+    static const struct technique mute[] = {{"1", {{launches, AT_MOST, 1, NULL}}},
+                                            {"4a", {{0}}}, {"4b", {{0}}}, {"10", {{0}}}, {0}};
     struct lab lab = {TABLES(rows)};
     lab.technique.rows = mute;
+    lab_check(&lab);
+}
+
+/* The technique's verdict quotes the stage's row: a row without the
+ * handout's words would leave it saying "(null)". */
+Test(lab_tables, refuse_a_stage_without_its_idea_in_the_handouts_words, .exit_code = 2,
+     .init = cr_redirect_stderr)
+{
+    static const struct stage unworded[] = {{"1", "one", NULL, "the first idea"},
+                                            {"4a", "four a", NULL, "the fourth idea"},
+                                            {"4b", "four b", NULL, NULL},
+                                            {"10", "ten", NULL, "the tenth idea"}, {0}};
+    struct lab lab = {TABLES(rows)};
+    lab.stages = unworded;
     lab_check(&lab);
 }
 
@@ -216,7 +229,7 @@ Test(techniques, name_the_idea_and_the_handout)
     const struct lab lab = {TABLES(rows)};
     char text[256];
     technique_sentence(&lab, &stages[1], &techniques[1].traits[0], text, sizeof text);
-    cr_expect_str_eq(text, "no shared-memory atomics: this stage's idea is four a "
+    cr_expect_str_eq(text, "no shared-memory atomics: this stage's idea is the fourth idea "
                            "(handouts/00-fake.md, stage 4a)");
 }
 

@@ -101,7 +101,7 @@ mkdir -p "$class/no-map/labs/reduce" && cp labs/reduce/reduce.cu "$class/no-map/
 # from a skeleton older than the END TODO lines: refused, saying so
 mkdir -p "$class/old-skeleton/labs/map" && grep -v 'END TODO' "$good" > "$class/old-skeleton/labs/map/map.cu"
 # the stage table is outside the TODO regions: pointing every stage at stage 1
-sed 's/^\(    {"[0-9ab]*", "[^"]*", \)map_stage[0-9ab]*}/\1map_stage1}/' "$good" > "$out.table.cu"
+sed 's/^\(    {"[0-9ab]*", "[^"]*", \)map_stage[0-9ab]*,/\1map_stage1,/' "$good" > "$out.table.cu"
 mkdir -p "$class/changes-table/labs/map" && awk '
     /\/\* TODO stage [2-9]/ { skip = 1 } /END TODO/ { if (skip) { print; skip = 0; next } }
     /^[ \t]*\*\// && skip == 1 { print; skip = 2; next } skip == 2 { next } { print }' \
