@@ -20,8 +20,9 @@ template <typename T> __device__ T warp_scan_inclusive(T v)
     return v;
 }
 
-/* In every lane: the sum of v over the warp. */
-template <typename T> __device__ T warp_sum(T v)
+/* In every lane: the sum of v over the warp (reduce's warp_sum leaves it in
+ * lane 0 alone; this butterfly gives it to all). */
+template <typename T> __device__ T warp_sum_all(T v)
 {
 #pragma unroll
     for (int offset = 16; offset > 0; offset /= 2)

@@ -11,7 +11,7 @@
  * (make test prints it with each stage's results).
  *
  * Given, because the single-block labs taught them: warp_scan_inclusive,
- * block_scan_exclusive and warp_sum (common/collectives.cuh), and the tile
+ * block_scan_exclusive and warp_sum_all (common/collectives.cuh), and the tile
  * loads and stores.
  *
  * Test:  make test LAB=scan-large-arrays          (STAGE=3 for one stage, SEED= to repeat a run)
@@ -389,7 +389,7 @@ __global__ void __maxnreg__(40)
      *       Nap before the first look (tiles after 0: __nanosleep(1200)):
      *       the tiles just before have seldom published yet, and early
      *       reads only crowd the memory system those tiles are waiting on.
-     * Hint: warp_sum adds one value per lane. The carry each tile needs is
+     * Hint: warp_sum_all adds one value per lane. The carry each tile needs is
      *       the sum of the totals between it and the nearest prefix.
      */
     /* END TODO */

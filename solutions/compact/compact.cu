@@ -10,7 +10,7 @@
  * Each stage adds one idea; the table at the end of this file names them
  * (make test prints it with each stage's results).
  *
- * Given, because earlier labs taught them: warp_scan_inclusive, warp_sum
+ * Given, because earlier labs taught them: warp_scan_inclusive, warp_sum_all
  * and block_scan_exclusive (common/collectives.cuh), a library scan of
  * flags (exclusive_scan), the look-back of scan-large-arrays' stage 4
  * (look_back), here for counts, the 16-byte loads of reduce's stage 8
@@ -311,7 +311,7 @@ __device__ unsigned look_back(unsigned long long *status, unsigned tile, unsigne
         }
         unsigned prefixes = __ballot_sync(FULL_WARP, word >> 32 == PREFIX);
         int nearest = prefixes ? __ffs(prefixes) - 1 : 31;
-        before += warp_sum((int)lane <= nearest ? (unsigned)word : 0u);
+        before += warp_sum_all((int)lane <= nearest ? (unsigned)word : 0u);
         if (prefixes)
             break;
     }

@@ -11,7 +11,7 @@
  * (make test prints it with each stage's results).
  *
  * Given, because the single-block labs taught them: warp_scan_inclusive,
- * block_scan_exclusive and warp_sum (common/collectives.cuh), and the tile
+ * block_scan_exclusive and warp_sum_all (common/collectives.cuh), and the tile
  * loads and stores.
  *
  * Test:  make test LAB=scan-large-arrays          (STAGE=3 for one stage, SEED= to repeat a run)
@@ -456,7 +456,7 @@ __global__ void __maxnreg__(40)
      *       Nap before the first look (tiles after 0: __nanosleep(1200)):
      *       the tiles just before have seldom published yet, and early
      *       reads only crowd the memory system those tiles are waiting on.
-     * Hint: warp_sum adds one value per lane. The carry each tile needs is
+     * Hint: warp_sum_all adds one value per lane. The carry each tile needs is
      *       the sum of the totals between it and the nearest prefix.
      */
     __shared__ unsigned long long my_tile;
@@ -486,7 +486,7 @@ __global__ void __maxnreg__(40)
             while (__any_sync(FULL_WARP, flag_of(word) == NOT_READY));
             unsigned prefixes = __ballot_sync(FULL_WARP, flag_of(word) == PREFIX);
             int nearest = prefixes ? __ffs(prefixes) - 1 : 31;
-            prefix += warp_sum((int)lane <= nearest ? value_of<T>(word) : T(0));
+            prefix += warp_sum_all((int)lane <= nearest ? value_of<T>(word) : T(0));
             if (prefixes)
                 break;
         }
