@@ -108,7 +108,7 @@ struct facts {
     const char *id;
     int value;
 };
-static const struct stage library = {"lib", "the library", NULL};
+static const struct stage library = {"lib", "the library", NULL, NULL};
 static const struct facts rows[] = {
     {"1", 1}, {"4a", 4}, {"4b", 5}, {"10", 10}, {"lib", 0}, {NULL, 0},
 };
@@ -165,7 +165,8 @@ Test(lab_tables, refuse_facts_for_a_stage_the_table_lacks,
 Test(lab_tables, refuse_two_stages_of_one_id,
      .exit_code = 2, .init = cr_redirect_stderr)
 {
-    static const struct stage twice[] = {{"1", "one", NULL}, {"1", "one again", NULL}, {0}};
+    static const struct stage twice[] = {{"1", "one", NULL, "the first idea"},
+                                         {"1", "one again", NULL, "the first idea again"}, {0}};
     const struct lab lab = {.name = "fake", .stages = twice, .technique.rows = techniques};
     lab_check(&lab);
 }
