@@ -159,6 +159,29 @@ static const char *no_race(const char *also)
     return hint;
 }
 
+/* A tree's rungs, in order: the first bug that gives the wrong sum names
+ * the cause and the fix. A new bug is a tree_bug (kept says what it keeps)
+ * and a row. */
+static const struct tree_rung {
+    enum tree_bug bug;
+    bool two_values; /* only where a thread adds two values while loading (stages 4-6) */
+    const char *says;
+} tree_rungs[] = {
+    {FIRST_HALF_OF_THREADS, false,
+     "each block's sum holds the values of its first blockDim.x / 2 threads only: the tree's "
+     "step with s = blockDim.x / 2 never ran. Check where the loop over s starts and where it "
+     "stops"},
+    {EVEN_THREADS, false,
+     "each block's sum holds the values of its even threads only: the tree's step with s = 1 "
+     "never ran. Check where the loop over s starts and where it stops"},
+    {FIRST_VALUES, true,
+     "each thread added only its first value, in[i]: in stages 4-6 it adds in[i + blockDim.x] "
+     "as well while loading (when that is below n)"},
+    {OVERLAPPING_BLOCKS, true,
+     "the blocks' values overlap, so some are added twice: a block covers 2 * blockDim.x "
+     "values, so it starts at blockIdx.x * 2 * blockDim.x"},
+};
+
 static const char *reduce_hint(const struct problem *p, const struct stage *s,
                                const struct buffer *b, const struct mismatch *m)
 {
@@ -191,20 +214,10 @@ static const char *reduce_hint(const struct problem *p, const struct stage *s,
     if (!span)
         return p->emulated && !m->unwritten && !read_poison_hint(p, b, m) ? no_race("the tree")
                                                                           : NULL;
-    if (explains(p, b, m, sum_with_bug(p, FIRST_HALF_OF_THREADS, span, threads)))
-        return "each block's sum holds the values of its first blockDim.x / 2 threads only: the "
-               "tree's step with s = blockDim.x / 2 never ran. Check where the loop over s "
-               "starts and where it stops";
-    if (explains(p, b, m, sum_with_bug(p, EVEN_THREADS, span, threads)))
-        return "each block's sum holds the values of its even threads only: the tree's step "
-               "with s = 1 never ran. Check where the loop over s starts and where it stops";
-    if (facts(s)->leaves == 2 && explains(p, b, m, sum_with_bug(p, FIRST_VALUES, span, threads)))
-        return "each thread added only its first value, in[i]: in stages 4-6 it adds "
-               "in[i + blockDim.x] as well while loading (when that is below n)";
-    if (facts(s)->leaves == 2 &&
-        explains(p, b, m, sum_with_bug(p, OVERLAPPING_BLOCKS, span, threads)))
-        return "the blocks' values overlap, so some are added twice: a block covers "
-               "2 * blockDim.x values, so it starts at blockIdx.x * 2 * blockDim.x";
+    for (size_t k = 0; k < sizeof tree_rungs / sizeof tree_rungs[0]; k++)
+        if ((!tree_rungs[k].two_values || facts(s)->leaves == 2) &&
+            explains(p, b, m, sum_with_bug(p, tree_rungs[k].bug, span, threads)))
+            return tree_rungs[k].says;
     return NULL;
 }
 

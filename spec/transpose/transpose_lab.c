@@ -119,49 +119,70 @@ static bool written_only_within(const struct problem *p, const struct buffer *b,
     return true;
 }
 
-static const char *transpose_hint(const struct problem *p, const struct stage *s,
-                                  const struct buffer *b, const struct mismatch *m)
+/* ---- the diagnosis: a ladder of rungs ------------------------------------ */
+
+/* What a wrong out shows, worked out once for every rung. */
+struct seen {
+    const struct problem *p;
+    const struct stage *s;
+    const struct buffer *b;
+    const struct mismatch *m;
+    size_t rows, cols;      /* in's sides: out is cols x rows */
+    size_t k;               /* the first wrong place of out */
+    size_t want_r, want_c;  /* in[want_r][want_c] belongs there */
+    long long from;         /* the element of in that got[k] came from; -1: none */
+    size_t tile;            /* the stage's tile side; 0: no tile */
+};
+
+/* Where a rung whose sentence holds numbers writes it: a hint outlives the
+ * call that found it. */
+static char hint[512];
+
+/* out written with in's row length (cols) instead of its own (rows) */
+static bool out_indexed_with_cols(const struct seen *e)
 {
-    static char hint[512];
-    size_t rows = p->n / p->cols, cols = p->cols, seed_offset = (size_t)(p->seed % (1u << 25));
-    const float *got = b->got;
-    /* where the first wrong value belongs, and where it came from */
-    size_t k = m->first, out_r = k / rows, out_c = k % rows; /* in[out_c][out_r] belongs here */
-    long long from = index_of(got[k]);
-    if (from >= 0)
-        from = (from - (long long)seed_offset + (1ll << 25)) % (1ll << 25);
-    /* out written with in's row length (cols) instead of its own (rows) */
-    if (rows != cols && from >= 0 && (size_t)from == (k % cols) * cols + k / cols)
-        return "the element of in at [r][c] was written to out[c * cols + r]: out has rows "
-               "rows long (it is cols x rows), so its element [c][r] is out[c * rows + r]. "
-               "The two agree only on a square";
-    if (rows != cols && from >= 0 && (size_t)from == out_c * rows + out_r)
-        return "out[c][r] holds in[r * rows + c]: in has rows cols long, so its element [r][c] "
-               "is in[r * cols + c]. The two agree only on a square";
-    size_t tile = facts(s)->tile;
-    if (tile && from >= 0 && (size_t)from < p->n) {
-        size_t want_r = out_c, want_c = out_r, src_r = (size_t)from / cols,
-               src_c = (size_t)from % cols;
-        bool same_tile = src_r / tile == want_r / tile && src_c / tile == want_c / tile;
-        if (same_tile && src_r % tile == want_c % tile && src_c % tile == want_r % tile)
-            return "a value from the right tile, from the mirror of its place in it: the tile "
-                   "was read in the order it was written. A thread that wrote tile[y][x] "
-                   "must read tile[x][y]";
-        if (same_tile)
-            return "a value from the right tile but the wrong place in it: a thread read the "
-                   "tile before the thread that writes that element had: a __syncthreads() "
-                   "between writing the tile and reading it is missing";
-    }
-    /* out written exactly for in's first rows and columns, and nowhere
-     * else, draws the rectangle that something fell short of. A grid of
-     * swapped sides (the launch counts blocks along the other side, or the
-     * kernel takes the row from blockIdx.x), or a block of swapped sides,
-     * reaches a rectangle other than in; a grid whose division rounds down
-     * is a block short on each side that is no whole number of blocks; a
-     * bounds test that compares a column with rows (or a row with cols)
-     * reaches the square of the shorter side. Where several reach the same
-     * rectangle, all are named. */
-    size_t w = tile ? tile : 32, h = tile ? tile : (size_t)transpose_threads(s->id, p->block) / 32;
+    return e->rows != e->cols && e->from >= 0 &&
+           (size_t)e->from == (e->k % e->cols) * e->cols + e->k / e->cols;
+}
+
+/* in read with out's row length (rows) instead of its own (cols) */
+static bool in_indexed_with_rows(const struct seen *e)
+{
+    return e->rows != e->cols && e->from >= 0 &&
+           (size_t)e->from == e->want_r * e->rows + e->want_c;
+}
+
+/* Does got[k] come from the tile of in that holds in[want_r][want_c]? */
+static bool from_its_tile(const struct seen *e)
+{
+    size_t t = e->tile;
+    if (!t || e->from < 0 || (size_t)e->from >= e->p->n)
+        return false;
+    size_t src_r = (size_t)e->from / e->cols, src_c = (size_t)e->from % e->cols;
+    return src_r / t == e->want_r / t && src_c / t == e->want_c / t;
+}
+
+/* ... and from the mirror of its place in that tile? */
+static bool mirrored_in_its_tile(const struct seen *e)
+{
+    size_t t = e->tile;
+    return from_its_tile(e) && (size_t)e->from / e->cols % t == e->want_c % t &&
+           (size_t)e->from % e->cols % t == e->want_r % t;
+}
+
+/* out written exactly for in's first rows and columns, and nowhere else,
+ * draws the rectangle that something fell short of. A grid of swapped sides
+ * (the launch counts blocks along the other side, or the kernel takes the
+ * row from blockIdx.x), or a block of swapped sides, reaches a rectangle
+ * other than in; a grid whose division rounds down is a block short on each
+ * side that is no whole number of blocks; a bounds test that compares a
+ * column with rows (or a row with cols) reaches the square of the shorter
+ * side. Where several reach the same rectangle, all are named. */
+static bool written_within_a_reach(const struct seen *e)
+{
+    size_t rows = e->rows, cols = e->cols, tile = e->tile;
+    size_t w = tile ? tile : 32,
+           h = tile ? tile : (size_t)transpose_threads(e->s->id, e->p->block) / 32;
     size_t side = rows < cols ? rows : cols;
     enum { GRID, BLOCK, ROUNDED, MIXED, CAUSES };
     static const char *const who[CAUSES] = {
@@ -190,36 +211,44 @@ static const char *transpose_hint(const struct problem *p, const struct stage *s
     bool fits[CAUSES] = {false};
     int found = -1;
     for (int g = 0; g < REACHES; g++)
-        if (written_only_within(p, b, m, reach[g].rows, reach[g].cols)) {
+        if (written_only_within(e->p, e->b, e->m, reach[g].rows, reach[g].cols)) {
             fits[reach[g].who] = true;
             found = found < 0 ? g : found;
         }
-    if (found >= 0) {
-        int first = reach[found].who;
-        size_t len = (size_t)snprintf(
-            hint, sizeof hint,
-            "out was written for in[r][c] with r < %zu and c < %zu (in is %zux%zu), and nowhere "
-            "else: as far as %s reaches",
-            reach[found].rows < rows ? reach[found].rows : rows,
-            reach[found].cols < cols ? reach[found].cols : cols, rows, cols, who[first]);
-        for (int k = first + 1; k < CAUSES && len < sizeof hint; k++)
-            if (fits[k])
-                len += (size_t)snprintf(hint + len, sizeof hint - len, ", or %s", who[k]);
-        if (len < sizeof hint)
-            snprintf(hint + len, sizeof hint - len, ". %s", fix[first == BLOCK ? GRID : first]);
-        return hint;
-    }
-    if (facts(s)->windows && last_window_missing(p, b, m))
-        return "in each row of out, the columns past the last whole window of a strip's last "
-               "block were never written: that block writes one window more than it has "
-               "steps, since its windows start off columns early";
-    /* Only the last tiles along one edge of in wrong, cut short by it (with
-     * at least one whole tile, right, to compare them with): a bounds test
-     * that leaves out that side. */
-    size_t full_rows = rows / w * w, full_cols = cols / w * w;
+    if (found < 0)
+        return false;
+    int first = reach[found].who;
+    size_t len = (size_t)snprintf(
+        hint, sizeof hint,
+        "out was written for in[r][c] with r < %zu and c < %zu (in is %zux%zu), and nowhere "
+        "else: as far as %s reaches",
+        reach[found].rows < rows ? reach[found].rows : rows,
+        reach[found].cols < cols ? reach[found].cols : cols, rows, cols, who[first]);
+    for (int c = first + 1; c < CAUSES && len < sizeof hint; c++)
+        if (fits[c])
+            len += (size_t)snprintf(hint + len, sizeof hint - len, ", or %s", who[c]);
+    if (len < sizeof hint)
+        snprintf(hint + len, sizeof hint - len, ". %s", fix[first == BLOCK ? GRID : first]);
+    return true;
+}
+
+static bool last_window_unwritten(const struct seen *e)
+{
+    return facts(e->s)->windows && last_window_missing(e->p, e->b, e->m);
+}
+
+/* Only the last tiles along one edge of in wrong, cut short by it (with at
+ * least one whole tile, right, to compare them with): a bounds test that
+ * leaves out that side. Stage 6 has no tiles to cut. */
+static bool one_edge_wrong(const struct seen *e)
+{
+    if (facts(e->s)->windows)
+        return false;
+    size_t rows = e->rows, w = e->tile ? e->tile : 32;
+    size_t full_rows = rows / w * w, full_cols = e->cols / w * w;
     size_t wrong_bottom = 0, wrong_right = 0, wrong_inside = 0;
-    const float *want = b->host;
-    for (size_t i = 0; i < p->n; i++) {
+    const float *got = e->b->got, *want = e->b->host;
+    for (size_t i = 0; i < e->p->n; i++) {
         size_t c = i / rows, r = i % rows; /* out[c][r] = in[r][c] */
         if (memcmp(&got[i], &want[i], sizeof *got) == 0)
             continue;
@@ -227,25 +256,80 @@ static const char *transpose_hint(const struct problem *p, const struct stage *s
         wrong_right += c >= full_cols && r < full_rows;
         wrong_inside += r < full_rows && c < full_cols;
     }
-    if (!facts(s)->windows && !wrong_inside && full_rows && full_cols &&
-        !wrong_bottom != !wrong_right) {
-        snprintf(hint, sizeof hint,
-                 "only the last %zu-wide tiles along in's %s edge (its %s from %zu on), cut "
-                 "short by it, are wrong: a bounds test that leaves out that side. The read "
-                 "needs r < rows and c < cols; the write, seen from out, the same two with "
-                 "rows and columns swapped",
-                 w, wrong_bottom ? "bottom" : "right", wrong_bottom ? "rows" : "columns",
-                 wrong_bottom ? full_rows : full_cols);
-        return hint;
-    }
-    /* Last, a value that no element of in holds, yet not the poison (never
-     * written): in a stage whose values all pass through shared memory it
-     * came from a word of the tile that no element of in was loaded into. */
-    if ((tile || facts(s)->windows) && from < 0 && !is_poison(&got[k], sizeof *got))
-        return "out holds a value that no element of in has: it came from a word of the tile in "
-               "shared memory that no element of in was loaded into. Either the tile was read "
-               "before a __syncthreads() made it ready, or the reads reach a part of it that the "
-               "loads leave out";
+    if (wrong_inside || !full_rows || !full_cols || !wrong_bottom == !wrong_right)
+        return false;
+    snprintf(hint, sizeof hint,
+             "only the last %zu-wide tiles along in's %s edge (its %s from %zu on), cut "
+             "short by it, are wrong: a bounds test that leaves out that side. The read "
+             "needs r < rows and c < cols; the write, seen from out, the same two with "
+             "rows and columns swapped",
+             w, wrong_bottom ? "bottom" : "right", wrong_bottom ? "rows" : "columns",
+             wrong_bottom ? full_rows : full_cols);
+    return true;
+}
+
+/* A value that no element of in holds, yet not the poison (never written):
+ * in a stage whose values all pass through shared memory, it came from a
+ * word of the tile that no element of in was loaded into. */
+static bool from_no_element(const struct seen *e)
+{
+    const float *got = e->b->got;
+    return (e->tile || facts(e->s)->windows) && e->from < 0 &&
+           !is_poison(&got[e->k], sizeof *got);
+}
+
+/* A rung: what the data show, and the cause and fix it says then (NULL:
+ * the test wrote a sentence with numbers into hint). The first rung that
+ * fits speaks: an index's wrong row length, the tile, the rectangle
+ * reached, the windows and the edges each tell a surer cause than a value
+ * from no element of in, which several of them leave too. */
+static const struct rung {
+    bool (*shows)(const struct seen *);
+    const char *says;
+} transpose_ladder[] = {
+    {out_indexed_with_cols,
+     "the element of in at [r][c] was written to out[c * cols + r]: out has rows rows long "
+     "(it is cols x rows), so its element [c][r] is out[c * rows + r]. The two agree only on "
+     "a square"},
+    {in_indexed_with_rows,
+     "out[c][r] holds in[r * rows + c]: in has rows cols long, so its element [r][c] is "
+     "in[r * cols + c]. The two agree only on a square"},
+    {mirrored_in_its_tile,
+     "a value from the right tile, from the mirror of its place in it: the tile was read in "
+     "the order it was written. A thread that wrote tile[y][x] must read tile[x][y]"},
+    {from_its_tile, /* below the mirror's rung: any other place in the tile */
+     "a value from the right tile but the wrong place in it: a thread read the tile before "
+     "the thread that writes that element had: a __syncthreads() between writing the tile "
+     "and reading it is missing"},
+    {written_within_a_reach, NULL},
+    {last_window_unwritten,
+     "in each row of out, the columns past the last whole window of a strip's last block "
+     "were never written: that block writes one window more than it has steps, since its "
+     "windows start off columns early"},
+    {one_edge_wrong, NULL},
+    {from_no_element,
+     "out holds a value that no element of in has: it came from a word of the tile in shared "
+     "memory that no element of in was loaded into. Either the tile was read before a "
+     "__syncthreads() made it ready, or the reads reach a part of it that the loads leave "
+     "out"},
+};
+
+static const char *transpose_hint(const struct problem *p, const struct stage *s,
+                                  const struct buffer *b, const struct mismatch *m)
+{
+    size_t rows = p->n / p->cols, seed_offset = (size_t)(p->seed % (1u << 25));
+    const float *got = b->got;
+    long long from = index_of(got[m->first]);
+    if (from >= 0)
+        from = (from - (long long)seed_offset + (1ll << 25)) % (1ll << 25);
+    const struct seen e = {
+        .p = p, .s = s, .b = b, .m = m, .rows = rows, .cols = p->cols, .k = m->first,
+        .want_r = m->first % rows, .want_c = m->first / rows, .from = from,
+        .tile = facts(s)->tile,
+    };
+    for (size_t i = 0; i < sizeof transpose_ladder / sizeof transpose_ladder[0]; i++)
+        if (transpose_ladder[i].shows(&e))
+            return transpose_ladder[i].says ? transpose_ladder[i].says : hint;
     return NULL;
 }
 
