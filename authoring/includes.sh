@@ -6,6 +6,7 @@
 # <!-- includes --> and <!-- /includes --> is this list; else print it.
 set -u
 cd "$(dirname "$0")/.." || exit 1
+export LC_ALL=C # the files in one order on every machine
 list() {
     for f in common/*.h common/*.cuh common/*.c common/*.cu; do
         printf '%-22s %s\n' "$f" "$(sed -n 's/^#include "\(.*\)".*/\1/p' "$f" | paste -sd ' ' -)"
