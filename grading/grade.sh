@@ -53,12 +53,14 @@
 set -u
 # shellcheck source=grading/names.sh
 . "$(dirname "$0")/names.sh"
+# shellcheck source=grading/score-tsv.sh
+. "$(dirname "$0")/score-tsv.sh"
 build=$1 submissions=$2 out=$3
 shift 3
 labs=("$@")
 here=$(pwd)
 export EMU=${EMU:-0}
-# where a stage's outputs were judged, for the reports (score.tsv's 7th)
+# where a stage's outputs were judged, for the reports (score.tsv's judged)
 judged_on=$([ "$EMU" = 1 ] && echo emulation || echo GPU)
 seed=${SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
 weights=${WEIGHTS:-grading/weights.txt}
@@ -229,7 +231,7 @@ grade_lab() { # SUBMISSION NAME LAB
     declare -A left_out=() stopped=()
     mkdir -p "$dir"
     stages=$(stage_ids "$lab")
-    : > "$dir/score.tsv"
+    score_header > "$dir/score.tsv"
     rm -f "$dir/frame.note"
     if splice_submission && build_submission; then
         run_stages
@@ -239,18 +241,16 @@ grade_lab() { # SUBMISSION NAME LAB
     rm -rf "$work"
 }
 
-# score.tsv: lab, stage, points, out of, why, technique (shown, missing,
-# review where its record was forged, or - where the outputs were wrong,
-# so it was not asked), and where its outputs were judged (emulation or
-# GPU). A stage scores its points where STATUS is pass, all but the
-# technique's share where it is lazy, else nothing.
+# A stage's row of score.tsv (grading/score-tsv.sh): its points where
+# STATUS is pass, all but the technique's share where it is lazy, else
+# none; its technique - unless given.
 score_stage() { # STAGE STATUS WHY [TECHNIQUE]
     local p got
     p=$(points "$lab" "$1")
     got=0
     [ "$2" = pass ] && got=$p
     [ "$2" = lazy ] && got=$(awk -v p="$p" -v s="$(technique_share)" 'BEGIN { print p * (1 - s) }')
-    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$lab" "$1" "$got" "$p" "$3" "${4:--}" "$judged_on" \
+    score_row lab="$lab" stage="$1" points="$got" max="$p" why="$3" technique="${4:--}" judged="$judged_on" \
         >> "$dir/score.tsv"
 }
 score_all() { # STATUS WHY: every stage alike
@@ -406,7 +406,7 @@ score_stages() {
 # (GPU_ARCH=emu, for tests on a machine without one: the emulated build.)
 build_for_gpu() {
     rm -f "$dir/gpu.run"
-    if [ -z "${GPU_ARCH:-}" ] || ! awk -F'\t' '$3 > 0 { f = 1 } END { exit !f }' "$dir/score.tsv"; then
+    if [ -z "${GPU_ARCH:-}" ] || ! score_awk '$col["points"] > 0 { f = 1 } END { exit !f }' "$dir/score.tsv"; then
         : # one tier, or nothing for the GPU to judge again
     elif [ "$GPU_ARCH" = emu ]; then
         cp "$work/$ebin" "$dir/gpu.run"
@@ -428,7 +428,7 @@ gpu_lab() { # NAME LAB
     local hide=("$here" "$submissions" "$out" "$TIER1") each=${GRADE_STAGE_SECONDS:-120}
     mkdir -p "$dir" && cp -a "$from/." "$dir/" && rm -f "$dir/gpu.run" "$dir/gpu-run.log"
     local scored s
-    scored=$(awk -F'\t' '$3 > 0 { print $2 }' "$from/score.tsv")
+    scored=$(score_awk '$col["points"] > 0 { print $col["stage"] }' "$from/score.tsv")
     [ -n "$scored" ] || return 0
     declare -A took=() halted=() # halted: the grader's words, never read from the run's output
     : > "$dir/gpu-judge.log"
@@ -485,13 +485,22 @@ gpu_lab() { # NAME LAB
         rm -rf "$work"
     fi
     # each row that scored: kept, judged on the GPU, if every case was right
-    # there; else failed, saying why
-    local row why f there="on the GPU" verdict timed
+    # there; else failed, saying why. Tier 1's rows read by the names its
+    # header gives their fields (f[stage]); the others copied.
+    local header row i why there="on the GPU" verdict timed
+    local -a columns fields kept
+    local -A f
     [ "$judged_on" = GPU ] || there="in tier 2 (emulated, GPU_ARCH=emu)"
+    IFS= read -r header < "$from/score.tsv"
+    IFS=$'\t' read -r -a columns <<< "$header"
+    score_header > "$dir/score.tsv"
     while IFS= read -r row; do
-        IFS=$'\t' read -r -a f <<< "$row"
-        if ! grep -qxF "${f[1]}" <<< "$scored"; then printf '%s\n' "$row"; continue; fi
-        s=${f[1]}
+        IFS=$'\t' read -r -a fields <<< "$row"
+        f=()
+        for i in "${!columns[@]}"; do f[${columns[i]}]=${fields[i]:-}; done
+        s=${f[stage]}
+        if ! grep -qxF "$s" <<< "$scored"; then printf '%s\n' "$row"; continue; fi
+        kept=(lab="${f[lab]}" stage="$s" max="${f[max]}" judged="$judged_on")
         read -r right wrong < <(judged "$s" "$dir/gpu-judge.log")
         if [ ! -x "$from/gpu.run" ]; then
             why="right under the emulation, but it does not build for the GPU (gpu-build.log): $(grep -m1 -E '(^|[^A-Za-z])error([^A-Za-z]|$)' \
@@ -512,29 +521,28 @@ gpu_lab() { # NAME LAB
             fi
             case ${verdict:-ok} in
             ok)
-                printf '%s\t%s\t%s\t%s\t%s; right %s too%s (%s cases in %s s)\t%s\t%s\n' "${f[@]:0:4}" "${f[4]}" \
-                    "$there" "${timed:+, in $timed}" "$right" "$secs" "${f[5]}" "$judged_on"
+                score_row "${kept[@]}" points="${f[points]}" technique="${f[technique]}" \
+                    why="${f[why]}; right $there too${timed:+, in $timed} ($right cases in $secs s)"
                 continue ;;
             slow | missing)
                 # the technique's share withheld, as when the counts miss the idea
-                got=$(awk -v p="${f[3]}" -v had="${f[2]}" -v s="$(technique_share)" \
+                got=$(awk -v p="${f[max]}" -v had="${f[points]}" -v s="$(technique_share)" \
                     'BEGIN { g = p * (1 - s); print (g < had ? g : had) }')
-                printf '%s\t%s\t%s\t%s\t%s; right %s too (%s cases in %s s), but %s\t%s\t%s\n' "${f[@]:0:2}" \
-                    "$got" "${f[3]}" "${f[4]}" "$there" "$right" "$secs" "$why" "$verdict" "$judged_on"
+                score_row "${kept[@]}" points="$got" technique="$verdict" \
+                    why="${f[why]}; right $there too ($right cases in $secs s), but $why"
                 continue ;;
             review)
                 why="right $there too, but $why" ;;
             *)
                 why="right under the emulation, and $there in $right cases, but $why" ;;
             esac
-            printf '%s\t%s\t0\t%s\t%s\t%s\t%s\n' "${f[0]}" "$s" "${f[3]}" "$why" \
-                "$([ "$verdict" = review ] && echo review || echo -)" "$judged_on"
+            score_row "${kept[@]}" points=0 why="$why" technique="$([ "$verdict" = review ] && echo review || echo -)"
             continue
         else
             why="right under the emulation, but $there ${halted[$s]:-}$wrong of $((right + wrong)) cases wrong; first: $(first_wrong "$s" "$dir/gpu-judge.log")"
         fi
-        printf '%s\t%s\t0\t%s\t%s\t-\t%s\n' "${f[0]}" "$s" "${f[3]}" "$why" "$judged_on"
-    done < "$from/score.tsv" > "$dir/score.tsv"
+        score_row "${kept[@]}" points=0 why="$why" technique=-
+    done < <(tail -n +2 "$from/score.tsv") >> "$dir/score.tsv"
 }
 
 # The stage whose TODO regions hold line $2 of spliced file $1; nothing
@@ -656,7 +664,8 @@ grade_one() { # SUBMISSION: every lab, one after another
         for lab in "${labs[@]}"; do grade_lab "$sub" "$name" "$lab"; done
     fi
     : > "$out/$name/.done" # every lab graded: what a grading through Slurm counts
-    echo "grade: $shown: $(awk -F'\t' '{ t += $3; m += $4 } END { print t " of " m }' "$out/$name"/*/score.tsv)"
+    echo "grade: $shown: $(score_awk '{ t += $col["points"]; m += $col["max"] } END { print t " of " m }' \
+        "$out/$name"/*/score.tsv)"
 }
 # Tier 2 on a GPU: the reference solution's stages timed first, on this GPU,
 # at the size, block and seed the submissions' are timed at (time_size).
@@ -670,8 +679,8 @@ fi
 export -f grade_one grade_lab score_stage score_all splice_submission build_submission build_in_sandbox \
     run_stages score_stages build_for_gpu gpu_lab time_size time_verdict sandbox_stage region_stage \
     blank_stages judge judged stage_ids cases points technique_share technique_of first_wrong frame cap \
-    out_name shown_name
-export build out here submissions seed weights pristine works judged_on
+    out_name shown_name score_header score_row score_awk
+export build out here submissions seed weights pristine works judged_on score_columns
 export LABS_LIST="${labs[*]}"
 if [ -z "$(find "$submissions" -mindepth 1 -maxdepth 1 -type d -print -quit)" ]; then
     echo "grade: $submissions is empty, so nobody was graded; the judges and the pristine tree are ready"
