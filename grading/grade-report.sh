@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # grade-report.sh OUT LAB...: the class's grades, for the submissions
 # OUT/.graded names (this run's, folder names without spaces), from
-# OUT/<name>/<lab>/score.tsv
-# (lab, stage, points, out of, why, technique, judged on): OUT/grades.csv, one row a
+# OUT/<name>/<lab>/score.tsv (grading/score-tsv.sh): OUT/grades.csv, one row a
 # submission, with the stages whose outputs were right but whose kernels
 # lack their idea,
 # OUT/summary.md for the instructor, OUT/junit.xml for CI (a test suite a
@@ -10,6 +9,8 @@
 # Gradescope's autograder format (a test a stage). Fails, naming it, if a
 # file it should write is not there afterwards.
 set -u
+# shellcheck source=grading/score-tsv.sh
+. "$(dirname "$0")/score-tsv.sh"
 out=$1
 shift
 csv=$out/grades.csv md=$out/summary.md xml=$out/junit.xml
@@ -40,11 +41,12 @@ rm -f "$csv" "$md" "$xml"
             continue
         fi
         for lab in "$@"; do
-            printf ',%s' "$(awk -F'\t' '{ t += $3 } END { print t + 0 }' "$d/$lab/score.tsv")"
+            printf ',%s' "$(score_awk '{ t += $col["points"] } END { print t + 0 }' "$d/$lab/score.tsv")"
         done
-        awk -F'\t' '{ t += $3; m += $4 }
-            $6 == "missing" || $6 == "review" || $6 == "slow" { lazy = lazy (lazy == "" ? "" : "; ") $1 " " $2 \
-                ($6 == "review" ? " (forged: review)" : $6 == "slow" ? " (slow on the GPU: review)" : "") }
+        score_awk '{ t += $col["points"]; m += $col["max"]; technique = $col["technique"] }
+            technique == "missing" || technique == "review" || technique == "slow" {
+                lazy = lazy (lazy == "" ? "" : "; ") $col["lab"] " " $col["stage"] \
+                    (technique == "review" ? " (forged: review)" : technique == "slow" ? " (slow on the GPU: review)" : "") }
             END { printf ",%s,%s,\"%s\"\n", t + 0, m + 0, lazy }' "$d"/*/score.tsv
     done
 } > "$csv"
@@ -64,13 +66,15 @@ rm -f "$csv" "$md" "$xml"
             printf '## %s: not graded\n\n%s\n\n' "$(shown "$d/.name")" "$(shown "$d/.not-graded")"
             continue
         fi
-        echo "## $(shown "$d/.name"): $(awk -F'\t' '{ t += $3; m += $4 } END { print t " of " m }' "$d"/*/score.tsv)"
+        echo "## $(shown "$d/.name"): $(score_awk '{ t += $col["points"]; m += $col["max"] } END { print t " of " m }' \
+            "$d"/*/score.tsv)"
         echo
         echo "| lab | stage | points | judged on | why |"
         echo "|---|---|---|---|---|"
         for lab in "$@"; do
-            shown "$d/$lab/score.tsv" | awk -F'\t' '{ gsub(/\|/, "/", $5)
-                printf "| %s | %s | %s of %s | %s | %s |\n", $1, $2, $3, $4, ($7 == "" ? "-" : $7), $5 }'
+            shown "$d/$lab/score.tsv" | score_awk '{ why = $col["why"]; gsub(/\|/, "/", why); judged = $col["judged"]
+                printf "| %s | %s | %s of %s | %s | %s |\n", $col["lab"], $col["stage"], $col["points"], $col["max"],
+                    (judged == "" ? "-" : judged), why }'
             [ -f "$d/$lab/frame.note" ] && shown "$d/$lab/frame.note" |
                 awk -v lab="$lab" '{ gsub(/\|/, "/"); print "| " lab " | - | - | - | " $0 " |" }'
         done
@@ -86,16 +90,17 @@ for d in "${dirs[@]}"; do
             "$(shown "$d/.not-graded" | tr -d '\n' | sed 's/[\\"]/\\&/g')" > "$d/results.json"
         continue
     fi
-    for lab in "$@"; do shown "$d/$lab/score.tsv"; done | HOW=$how awk -F'\t' '
+    for lab in "$@"; do shown "$d/$lab/score.tsv"; done | HOW=$how score_awk '
         BEGIN { for (i = 1; i < 128; i++) code[sprintf("%c", i)] = i }
         function json(s) { gsub(/\\/, "\\\\", s); gsub(/"/, "\\\"", s)
             while (match(s, /[\001-\037\177]/))
                 s = substr(s, 1, RSTART - 1) sprintf("\\u%04x", code[substr(s, RSTART, 1)]) substr(s, RSTART + 1)
             return "\"" s "\"" }
-        { t += $3; tests = tests (NR > 1 ? ",\n    " : "    ") \
+        { t += $col["points"]; judged = $col["judged"]
+          tests = tests (n++ ? ",\n    " : "    ") \
               sprintf("{\"name\": %s, \"score\": %s, \"max_score\": %s, \"output\": %s}",
-                      json($1 " stage " $2), $3, $4,
-                      json($5 ($7 == "GPU" ? " [judged on the GPU]" : $7 == "" ? "" : " [judged under the CPU emulation]"))) }
+                      json($col["lab"] " stage " $col["stage"]), $col["points"], $col["max"],
+                      json($col["why"] (judged == "GPU" ? " [judged on the GPU]" : judged == "" ? "" : " [judged under the CPU emulation]"))) }
         END { printf "{\n  \"score\": %s,\n  \"output\": %s,\n  \"tests\": [\n%s\n  ]\n}\n",
                     t + 0, json(ENVIRON["HOW"]), tests }' \
         > "$d/results.json"
@@ -114,13 +119,13 @@ done
                              "  </testsuite>\n", xml(ENVIRON["WHO"]), xml(ENVIRON["WHO"]), xml(why) }'
             continue
         fi
-        for lab in "$@"; do shown "$d/$lab/score.tsv"; done | WHO=$(shown "$d/.name") awk -F'\t' '
+        for lab in "$@"; do shown "$d/$lab/score.tsv"; done | WHO=$(shown "$d/.name") score_awk '
             function xml(s) { gsub(/&/, "\\&amp;", s); gsub(/</, "\\&lt;", s); gsub(/>/, "\\&gt;", s)
                               gsub(/"/, "\\&quot;", s); gsub(/[\001-\037\177]/, "?", s); return s }
-            { n++; failed += $3 < $4
+            { n++; lost = $col["points"] < $col["max"]; failed += lost
               cases = cases sprintf("    <testcase classname=\"%s.%s\" name=\"stage %s\">%s</testcase>\n",
-                  xml(ENVIRON["WHO"]), xml($1), xml($2),
-                  $3 < $4 ? "<failure message=\"" xml($5) "\"/>" : "") }
+                  xml(ENVIRON["WHO"]), xml($col["lab"]), xml($col["stage"]),
+                  lost ? "<failure message=\"" xml($col["why"]) "\"/>" : "") }
             END { printf "  <testsuite name=\"%s\" tests=\"%d\" failures=\"%d\">\n%s  </testsuite>\n",
                   xml(ENVIRON["WHO"]), n, failed, cases }'
     done

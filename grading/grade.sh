@@ -53,12 +53,14 @@
 set -u
 # shellcheck source=grading/names.sh
 . "$(dirname "$0")/names.sh"
+# shellcheck source=grading/score-tsv.sh
+. "$(dirname "$0")/score-tsv.sh"
 build=$1 submissions=$2 out=$3
 shift 3
 labs=("$@")
 here=$(pwd)
 export EMU=${EMU:-0}
-# where a stage's outputs were judged, for the reports (score.tsv's 7th)
+# where a stage's outputs were judged, for the reports (score.tsv's judged)
 judged_on=$([ "$EMU" = 1 ] && echo emulation || echo GPU)
 seed=${SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
 weights=${WEIGHTS:-grading/weights.txt}
@@ -217,72 +219,85 @@ cap() { # [LOG]
     { [ "$left" -le 0 ] || head -c "$left"; cat > /dev/null; } >> "$1"
 }
 
-grade_lab() { # SUBMISSION NAME LAB: one lab of one submission, into OUT/NAME/LAB
-    local sub=$1 name=$2 lab=$3 dir="$out/$2/$3"
-    local src="$sub/labs/$lab/$lab.cu" work="$works/$2-$3" skeleton="$pristine/labs/$lab/$lab.cu"
+# One lab of one submission, into OUT/NAME/LAB: its file spliced into the
+# grader's frame, built, each stage run and judged, scored. The steps below
+# share grade_lab's locals (bash's scope is dynamic); one that stops the
+# grading early has scored every stage, saying why, and returns false.
+grade_lab() { # SUBMISSION NAME LAB
+    local sub=$1 name=$2 lab=$3 dir="$out/$2/$3" work="$works/$2-$3"
+    local stages hide=("$here" "$submissions" "$out")
+    local bin=build/labs/$lab/run ebin=build/emu/labs/$lab/run
+    [ "$EMU" = 1 ] && bin=$ebin
+    declare -A left_out=() stopped=()
     mkdir -p "$dir"
-    local stages
     stages=$(stage_ids "$lab")
-    # score.tsv: lab, stage, points, out of, why, technique (shown, missing,
-    # review where its record was forged, or - where the outputs were wrong,
-    # so it was not asked), and where its outputs were judged (emulation or
-    # GPU)
-    score() { # STAGE STATUS WHY [TECHNIQUE]
-        local p got
-        p=$(points "$lab" "$1")
-        got=0
-        [ "$2" = pass ] && got=$p
-        [ "$2" = lazy ] && got=$(awk -v p="$p" -v s="$(technique_share)" 'BEGIN { print p * (1 - s) }')
-        printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$lab" "$1" "$got" "$p" "$3" "${4:--}" "$judged_on" \
-            >> "$dir/score.tsv"
-    }
-    all() { local s; for s in $stages; do score "$s" "$@"; done; }
-    : > "$dir/score.tsv"
+    score_header > "$dir/score.tsv"
     rm -f "$dir/frame.note"
+    if splice_submission && build_submission; then
+        run_stages
+        score_stages
+        build_for_gpu
+    fi
+    rm -rf "$work"
+}
+
+# A stage's row of score.tsv (grading/score-tsv.sh): its points where
+# STATUS is pass, all but the technique's share where it is lazy, else
+# none; its technique - unless given.
+score_stage() { # STAGE STATUS WHY [TECHNIQUE]
+    local p got
+    p=$(points "$lab" "$1")
+    got=0
+    [ "$2" = pass ] && got=$p
+    [ "$2" = lazy ] && got=$(awk -v p="$p" -v s="$(technique_share)" 'BEGIN { print p * (1 - s) }')
+    score_row lab="$lab" stage="$1" points="$got" max="$p" why="$3" technique="${4:--}" judged="$judged_on" \
+        >> "$dir/score.tsv"
+}
+score_all() { # STATUS WHY: every stage alike
+    local s
+    for s in $stages; do score_stage "$s" "$@"; done
+}
+
+# The submission's file, checked, kept as submitted.cu, and its TODO
+# regions spliced into the skeleton in $work, a copy of the pristine tree;
+# how it differs from the skeleton and the solution kept beside.
+splice_submission() {
+    local src="$sub/labs/$lab/$lab.cu" skeleton="$pristine/labs/$lab/$lab.cu"
     # a link could hand over another student's file, or any the grader reads
     local path=$sub part
     for part in labs "$lab" "$lab.cu"; do
         path+=/$part
-        [ -L "$path" ] && { all link "labs/$lab/$lab.cu is or lies under a link (${path#"$sub"/}): hand in the file itself"; return; }
+        [ -L "$path" ] && { score_all link "labs/$lab/$lab.cu is or lies under a link (${path#"$sub"/}): hand in the file itself"; return 1; }
     done
-    [ -e "$src" ] || { all missing "no labs/$lab/$lab.cu in the submission"; return; }
-    [ -f "$src" ] || { all missing "labs/$lab/$lab.cu is not a plain file"; return; }
+    [ -e "$src" ] || { score_all missing "no labs/$lab/$lab.cu in the submission"; return 1; }
+    [ -f "$src" ] || { score_all missing "labs/$lab/$lab.cu is not a plain file"; return 1; }
     [ "$(wc -c < "$src")" -le 1048576 ] ||
-        { all structure "labs/$lab/$lab.cu is over 1 MiB: no lab's file is near that size"; return; }
+        { score_all structure "labs/$lab/$lab.cu is over 1 MiB: no lab's file is near that size"; return 1; }
     rm -rf "$work" && mkdir -p "$work" && cp -a "$pristine/." "$work/" && cp "$src" "$dir/submitted.cu"
     # the student's regions into the grader's frame
     diff -u <(frame "$skeleton" "$skeleton") <(frame "$skeleton" "$dir/submitted.cu") > "$dir/frame.diff"
     if ! timeout 60 awk -v notes="$dir/splice.notes" -f grading/splice.awk "$skeleton" "$dir/submitted.cu" \
             > "$work/labs/$lab/$lab.cu" 2> "$dir/splice.log"; then
-        all structure "$(head -c 300 "$dir/splice.log")"
-        rm -rf "$work"
-        return
+        score_all structure "$(head -c 300 "$dir/splice.log")"
+        return 1
     fi
+    diff -u "$skeleton" "$work/labs/$lab/$lab.cu" > "$dir/diff-skeleton.diff"
+    diff -u "$here/solutions/$lab/$lab.cu" "$work/labs/$lab/$lab.cu" > "$dir/diff-solution.diff"
     { cat "$dir/splice.notes" 2> /dev/null
       [ -s "$dir/frame.diff" ] && echo "the file differs from the skeleton outside the TODO regions (frame.diff):" \
           "lines added between two functions are used, other changes are not"
     } > "$dir/frame.note"
     [ -s "$dir/frame.note" ] || rm -f "$dir/frame.note"
-    diff -u "$skeleton" "$work/labs/$lab/$lab.cu" > "$dir/diff-skeleton.diff"
-    diff -u "$here/solutions/$lab/$lab.cu" "$work/labs/$lab/$lab.cu" > "$dir/diff-solution.diff"
-    # build and run, untrusted
-    local hide=("$here" "$submissions" "$out")
-    local bin=build/labs/$lab/run ebin=build/emu/labs/$lab/run
-    [ "$EMU" = 1 ] && bin=$ebin
+}
+
+# The spliced lab built, untrusted, into build.log. A stage that uses what
+# the emulation lacks (the build says "emulation: not provided: X
+# (FILE:LINE)") is left out, its regions as the skeleton's, and the others
+# built again: they keep their marks.
+build_submission() {
     rm -f "$work/$bin" "$work/$ebin" # the skeleton's, from the pristine tree
-    # the techniques are counted by the emulated build, on a GPU too
-    build() {
-        SANDBOX_KEEP=build grading/sandbox.sh "$work" "${GRADE_BUILD_SECONDS:-600}" "${hide[@]}" -- \
-            env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL sh -c "make --no-print-directory -j2 EMU=$EMU GRADED=1 LAB=$lab $bin &&
-                { [ $bin = $ebin ] || make --no-print-directory -j2 EMU=1 GRADED=1 LAB=$lab $ebin; }" 2>&1 |
-            cap "$dir/build.log"
-    }
     : > "$dir/build.log"
-    build
-    # A stage that uses what the emulation lacks (the build says "emulation:
-    # not provided: X (FILE:LINE)") is left out, its regions as the
-    # skeleton's, and the others built again: they keep their marks.
-    declare -A left_out=()
+    build_in_sandbox
     local spliced=$work/labs/$lab/$lab.cu line what stage
     if [ ! -x "$work/$bin" ]; then
         while IFS=$'\t' read -r line what; do
@@ -293,27 +308,36 @@ grade_lab() { # SUBMISSION NAME LAB: one lab of one submission, into OUT/NAME/LA
             sort -u | head -n 20)
         if [ ${#left_out[@]} -gt 0 ]; then
             echo "grade: built again without the code of stage ${!left_out[*]}" >> "$dir/build.log"
-            blank_stages "$spliced" "${!left_out[@]}" && build
+            blank_stages "$spliced" "${!left_out[@]}" && build_in_sandbox
         fi
     fi
     if [ ! -x "$work/$bin" ]; then
         local why
         why=$(grep -m1 -E -e '(^|[^A-Za-z])error([^A-Za-z]|$)' -e '^sandbox: (stopped|refused|could not)' \
             "$dir/build.log" | head -c 300 | LC_ALL=C tr -d '"')
-        all build "does not compile; its first error, as the compiler quoted the file (build.log): \"${why:-none found}\""
-        rm -rf "$work"
-        return
+        score_all build "does not compile; its first error, as the compiler quoted the file (build.log): \"${why:-none found}\""
+        return 1
     fi
-    # Each stage in sandboxes of its own, each time in a fresh folder that
-    # holds the binary alone: one run for all its cases (one CUDA context),
-    # then, unless it was stopped, its technique, counted by the emulated
-    # build. So a stage that crashes, hangs or races costs no other its
-    # marks, and no run can leave results or a record for another. What
-    # decides the grade is read here: the sandboxes' exit statuses, and the
-    # files they leave, judged by this checkout's binary; nothing they print,
-    # which is kept in run.log as the submission's own output.
+}
+# The techniques are counted by the emulated build, on a GPU too: both are
+# made by grading/build-lab.sh, the pristine tree's copy (the sandbox
+# reaches no other).
+build_in_sandbox() {
+    SANDBOX_KEEP=build grading/sandbox.sh "$work" "${GRADE_BUILD_SECONDS:-600}" "${hide[@]}" -- \
+        env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL grading/build-lab.sh "$lab" "$EMU" "$bin" "$ebin" 2>&1 |
+        cap "$dir/build.log"
+}
+
+# Each stage in sandboxes of its own, each time in a fresh folder that
+# holds the binary alone: one run for all its cases (one CUDA context),
+# then, unless it was stopped, its technique, counted by the emulated
+# build. So a stage that crashes, hangs or races costs no other its
+# marks, and no run can leave results or a record for another. What
+# decides the grade is read here: the sandboxes' exit statuses, and the
+# files they leave, judged by this checkout's binary; nothing they print,
+# which is kept in run.log as the submission's own output.
+run_stages() {
     local s each=${GRADE_STAGE_SECONDS:-120} status box=$work.box
-    declare -A stopped=()
     : > "$dir/run.log" && : > "$dir/judge.log"
     for s in $stages; do
         [ -z "${left_out[$s]:-}" ] || continue
@@ -348,34 +372,41 @@ grade_lab() { # SUBMISSION NAME LAB: one lab of one submission, into OUT/NAME/LA
             printf 'TECHNIQUE\t%s\tuncounted\tits record could not be judged\t\n' "$s" >> "$dir/judge.log"
     done
     rm -rf "$box"
-    local cases_n
+}
+
+# Each stage's row, from what judge.log says of its cases and technique.
+score_stages() {
+    local s cases_n
     cases_n=$(cases "$lab" | wc -w)
     for s in $stages; do
         local right wrong
         read -r right wrong < <(judged "$s" "$dir/judge.log")
         if [ -n "${left_out[$s]:-}" ]; then
-            score "$s" build "uses ${left_out[$s]}, which the CPU emulation does not provide (on a GPU" \
+            score_stage "$s" build "uses ${left_out[$s]}, which the CPU emulation does not provide (on a GPU" \
                 "this compiles): not graded here; the other stages were built without its code"
         elif [ "$wrong" -eq 0 ] && [ "$right" -ge "$cases_n" ]; then
             local technique verdict
             technique=$(technique_of "$s" "$dir/judge.log")
             verdict=${technique%%$'\t'*}
             case $verdict in
-            shown) score "$s" pass "$right cases right, and its kernel shows its idea" shown ;;
-            wrong) score "$s" fail "$right cases right, but ${technique#*$'\t'}" ;; # a race the cases' runs hid
-            review) score "$s" review "$right cases right, but ${technique#*$'\t'}" review ;;
-            missing) score "$s" lazy "$right cases right, but ${technique#*$'\t'}" missing ;;
-            *) score "$s" lazy "$right cases right, but its technique could not be counted: ${technique#*$'\t'}" missing ;;
+            shown) score_stage "$s" pass "$right cases right, and its kernel shows its idea" shown ;;
+            wrong) score_stage "$s" fail "$right cases right, but ${technique#*$'\t'}" ;; # a race the cases' runs hid
+            review) score_stage "$s" review "$right cases right, but ${technique#*$'\t'}" review ;;
+            missing) score_stage "$s" lazy "$right cases right, but ${technique#*$'\t'}" missing ;;
+            *) score_stage "$s" lazy "$right cases right, but its technique could not be counted: ${technique#*$'\t'}" missing ;;
             esac
         else
-            score "$s" fail "${stopped[$s]:-}$wrong of $((right + wrong)) cases wrong; first: $(first_wrong "$s" "$dir/judge.log")"
+            score_stage "$s" fail "${stopped[$s]:-}$wrong of $((right + wrong)) cases wrong; first: $(first_wrong "$s" "$dir/judge.log")"
         fi
     done
-    # Tier 1 of two (GPU_ARCH=): a lab where a stage scored goes to the GPU
-    # next, as a binary built here, on a CPU node, for that GPU.
-    # (GPU_ARCH=emu, for tests on a machine without one: the emulated build.)
+}
+
+# Tier 1 of two (GPU_ARCH=): a lab where a stage scored goes to the GPU
+# next, as a binary built here, on a CPU node, for that GPU.
+# (GPU_ARCH=emu, for tests on a machine without one: the emulated build.)
+build_for_gpu() {
     rm -f "$dir/gpu.run"
-    if [ -z "${GPU_ARCH:-}" ] || ! awk -F'\t' '$3 > 0 { f = 1 } END { exit !f }' "$dir/score.tsv"; then
+    if [ -z "${GPU_ARCH:-}" ] || ! score_awk '$col["points"] > 0 { f = 1 } END { exit !f }' "$dir/score.tsv"; then
         : # one tier, or nothing for the GPU to judge again
     elif [ "$GPU_ARCH" = emu ]; then
         cp "$work/$ebin" "$dir/gpu.run"
@@ -386,7 +417,6 @@ grade_lab() { # SUBMISSION NAME LAB: one lab of one submission, into OUT/NAME/LA
             GRADED=1 LAB="$lab" "build/labs/$lab/run" 2>&1 | cap > "$dir/gpu-build.log"
         [ -x "$work/build/labs/$lab/run" ] && cp "$work/build/labs/$lab/run" "$dir/gpu.run"
     fi
-    rm -rf "$work"
 }
 
 # Tier 2 (TIER1=its OUT): on the GPU, only the stages of a lab that scored
@@ -398,7 +428,7 @@ gpu_lab() { # NAME LAB
     local hide=("$here" "$submissions" "$out" "$TIER1") each=${GRADE_STAGE_SECONDS:-120}
     mkdir -p "$dir" && cp -a "$from/." "$dir/" && rm -f "$dir/gpu.run" "$dir/gpu-run.log"
     local scored s
-    scored=$(awk -F'\t' '$3 > 0 { print $2 }' "$from/score.tsv")
+    scored=$(score_awk '$col["points"] > 0 { print $col["stage"] }' "$from/score.tsv")
     [ -n "$scored" ] || return 0
     declare -A took=() halted=() # halted: the grader's words, never read from the run's output
     : > "$dir/gpu-judge.log"
@@ -455,13 +485,22 @@ gpu_lab() { # NAME LAB
         rm -rf "$work"
     fi
     # each row that scored: kept, judged on the GPU, if every case was right
-    # there; else failed, saying why
-    local row why f there="on the GPU" verdict timed
+    # there; else failed, saying why. Tier 1's rows read by the names its
+    # header gives their fields (f[stage]); the others copied.
+    local header row i why there="on the GPU" verdict timed
+    local -a columns fields kept
+    local -A f
     [ "$judged_on" = GPU ] || there="in tier 2 (emulated, GPU_ARCH=emu)"
+    IFS= read -r header < "$from/score.tsv"
+    IFS=$'\t' read -r -a columns <<< "$header"
+    score_header > "$dir/score.tsv"
     while IFS= read -r row; do
-        IFS=$'\t' read -r -a f <<< "$row"
-        if ! grep -qxF "${f[1]}" <<< "$scored"; then printf '%s\n' "$row"; continue; fi
-        s=${f[1]}
+        IFS=$'\t' read -r -a fields <<< "$row"
+        f=()
+        for i in "${!columns[@]}"; do f[${columns[i]}]=${fields[i]:-}; done
+        s=${f[stage]}
+        if ! grep -qxF "$s" <<< "$scored"; then printf '%s\n' "$row"; continue; fi
+        kept=(lab="${f[lab]}" stage="$s" max="${f[max]}" judged="$judged_on")
         read -r right wrong < <(judged "$s" "$dir/gpu-judge.log")
         if [ ! -x "$from/gpu.run" ]; then
             why="right under the emulation, but it does not build for the GPU (gpu-build.log): $(grep -m1 -E '(^|[^A-Za-z])error([^A-Za-z]|$)' \
@@ -482,29 +521,28 @@ gpu_lab() { # NAME LAB
             fi
             case ${verdict:-ok} in
             ok)
-                printf '%s\t%s\t%s\t%s\t%s; right %s too%s (%s cases in %s s)\t%s\t%s\n' "${f[@]:0:4}" "${f[4]}" \
-                    "$there" "${timed:+, in $timed}" "$right" "$secs" "${f[5]}" "$judged_on"
+                score_row "${kept[@]}" points="${f[points]}" technique="${f[technique]}" \
+                    why="${f[why]}; right $there too${timed:+, in $timed} ($right cases in $secs s)"
                 continue ;;
             slow | missing)
                 # the technique's share withheld, as when the counts miss the idea
-                got=$(awk -v p="${f[3]}" -v had="${f[2]}" -v s="$(technique_share)" \
+                got=$(awk -v p="${f[max]}" -v had="${f[points]}" -v s="$(technique_share)" \
                     'BEGIN { g = p * (1 - s); print (g < had ? g : had) }')
-                printf '%s\t%s\t%s\t%s\t%s; right %s too (%s cases in %s s), but %s\t%s\t%s\n' "${f[@]:0:2}" \
-                    "$got" "${f[3]}" "${f[4]}" "$there" "$right" "$secs" "$why" "$verdict" "$judged_on"
+                score_row "${kept[@]}" points="$got" technique="$verdict" \
+                    why="${f[why]}; right $there too ($right cases in $secs s), but $why"
                 continue ;;
             review)
                 why="right $there too, but $why" ;;
             *)
                 why="right under the emulation, and $there in $right cases, but $why" ;;
             esac
-            printf '%s\t%s\t0\t%s\t%s\t%s\t%s\n' "${f[0]}" "$s" "${f[3]}" "$why" \
-                "$([ "$verdict" = review ] && echo review || echo -)" "$judged_on"
+            score_row "${kept[@]}" points=0 why="$why" technique="$([ "$verdict" = review ] && echo review || echo -)"
             continue
         else
             why="right under the emulation, but $there ${halted[$s]:-}$wrong of $((right + wrong)) cases wrong; first: $(first_wrong "$s" "$dir/gpu-judge.log")"
         fi
-        printf '%s\t%s\t0\t%s\t%s\t-\t%s\n' "${f[0]}" "$s" "${f[3]}" "$why" "$judged_on"
-    done < "$from/score.tsv" > "$dir/score.tsv"
+        score_row "${kept[@]}" points=0 why="$why" technique=-
+    done < <(tail -n +2 "$from/score.tsv") >> "$dir/score.tsv"
 }
 
 # The stage whose TODO regions hold line $2 of spliced file $1; nothing
@@ -626,7 +664,8 @@ grade_one() { # SUBMISSION: every lab, one after another
         for lab in "${labs[@]}"; do grade_lab "$sub" "$name" "$lab"; done
     fi
     : > "$out/$name/.done" # every lab graded: what a grading through Slurm counts
-    echo "grade: $shown: $(awk -F'\t' '{ t += $3; m += $4 } END { print t " of " m }' "$out/$name"/*/score.tsv)"
+    echo "grade: $shown: $(score_awk '{ t += $col["points"]; m += $col["max"] } END { print t " of " m }' \
+        "$out/$name"/*/score.tsv)"
 }
 # Tier 2 on a GPU: the reference solution's stages timed first, on this GPU,
 # at the size, block and seed the submissions' are timed at (time_size).
@@ -637,9 +676,11 @@ if [ -n "${TIER1:-}" ] && [ "$EMU" != 1 ]; then
                 > "$works/reference-$lab.tsv" 2>> "$out/judges.log"
     done
 fi
-export -f grade_one grade_lab gpu_lab time_size time_verdict sandbox_stage region_stage blank_stages judge judged stage_ids cases points technique_share technique_of first_wrong frame cap \
-    out_name shown_name
-export build out here submissions seed weights pristine works judged_on
+export -f grade_one grade_lab score_stage score_all splice_submission build_submission build_in_sandbox \
+    run_stages score_stages build_for_gpu gpu_lab time_size time_verdict sandbox_stage region_stage \
+    blank_stages judge judged stage_ids cases points technique_share technique_of first_wrong frame cap \
+    out_name shown_name score_header score_row score_awk
+export build out here submissions seed weights pristine works judged_on score_columns
 export LABS_LIST="${labs[*]}"
 if [ -z "$(find "$submissions" -mindepth 1 -maxdepth 1 -type d -print -quit)" ]; then
     echo "grade: $submissions is empty, so nobody was graded; the judges and the pristine tree are ready"

@@ -10,12 +10,14 @@
 # honest submission, any is a false alarm of the grader's own load.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
+# shellcheck source=grading/score-tsv.sh
+. grading/score-tsv.sh
 tier1=$(cd "$1" && pwd) name=$2
 shift 2
 labs=$(find "$tier1/$name" -mindepth 1 -maxdepth 1 -type d -printf '%f\n' | sort)
 work=$(mktemp -d "${TMPDIR:-/tmp}/gpu-load.XXXXXX") && chmod 700 "$work" || exit 1
 trap 'rm -rf "$work"' EXIT
-scored=$(cat "$tier1/$name"/*/score.tsv | awk -F'\t' '$3 > 0' | wc -l)
+scored=$(score_awk '$col["points"] > 0' "$tier1/$name"/*/score.tsv | wc -l)
 printf '| at once | wall | submissions a minute | slowest stage | GPU s a submission (most) | stages lost |\n|---|---|---|---|---|---|\n'
 for k in "$@"; do
     rm -rf "$work/class" "$work/t1" "$work/out" && mkdir -p "$work/class" "$work/t1"
@@ -28,12 +30,12 @@ for k in "$@"; do
         > "$work/log" 2>&1 || { cat "$work/log"; exit 1; }
     wall=$(( ($(date +%s%N) - t0) / 1000000 ))
     # shellcheck disable=SC2016 # awk's own $
-    awk -F'\t' -v k="$k" -v wall="$wall" -v scored="$scored" '
-        { sub_ = FILENAME; sub(/\/[^\/]+\/score.tsv$/, "", sub_) }
-        match($5, /cases in [0-9.]+ s[)]$/) { t = substr($5, RSTART + 9, RLENGTH - 12) + 0
+    score_awk -v k="$k" -v wall="$wall" -v scored="$scored" '
+        { sub_ = FILENAME; sub(/\/[^\/]+\/score.tsv$/, "", sub_); points = $col["points"]; why = $col["why"] }
+        match(why, /cases in [0-9.]+ s[)]$/) { t = substr(why, RSTART + 9, RLENGTH - 12) + 0
             if (t > slow) slow = t; gpu[sub_] += t }
-        $3 > 0 && $7 == "GPU" { kept++ }
-        $3 == 0 && $7 == "GPU" { print "lost: " $1 " " $2 ": " $5 > "/dev/stderr" }
+        points > 0 && $col["judged"] == "GPU" { kept++ }
+        points == 0 && $col["judged"] == "GPU" { print "lost: " $col["lab"] " " $col["stage"] ": " why > "/dev/stderr" }
         END { for (s in gpu) if (gpu[s] > most) most = gpu[s]
               printf "| %d | %.1f s | %.1f | %.1f s | %.1f s | %d |\n",
                      k, wall / 1000, k * 60000 / wall, slow, most, k * scored - kept }' "$work/out"/s*/*/score.tsv

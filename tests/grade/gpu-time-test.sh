@@ -9,6 +9,8 @@
 # so and stops otherwise.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
+# shellcheck source=grading/score-tsv.sh
+. grading/score-tsv.sh
 arch=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2> /dev/null | head -n 1 | tr -d .)
 [[ $arch =~ ^[0-9]+$ ]] || { echo "gpu-time-test: no NVIDIA GPU here: nothing to time, nothing tested"; exit 0; }
 lab=scan-large-arrays
@@ -42,27 +44,28 @@ EMU=0 TIER1=$work/t1 SEED=11 grading/grade.sh build/emu "$work/class" "$work/t2"
     { cat "$work/t2.log"; fail "tier 2 failed"; exit 1; }
 echo "gpu-time-test: two tiers graded in $(($(date +%s) - t0)) s"
 
-row() { awk -F'\t' -v s="$2" '$2 == s' "$1/$lab/score.tsv"; }
+row() { score_awk -v s="$2" '$col["stage"] == s' "$1/$lab/score.tsv"; } # OUT STAGE: its row, for messages
+cell() { score_awk -v s="$2" -v c="$3" '$col["stage"] == s { print $col[c] }' "$1/$lab/score.tsv"; } # OUT STAGE COLUMN: a field of it
 # tier 1: the chain is bought, under the emulation
-[ "$(row "$work/t1/chain" 4 | cut -f3)" = 1 ] ||
+[ "$(cell "$work/t1/chain" 4 points)" = 1 ] ||
     fail "tier 1 did not give the chain stage 4's point, so the counts are not bought: $(row "$work/t1/chain" 4)"
 # tier 2: every stage of the solution kept, timed
 for s in 1 2 3 4; do
-    r=$(row "$work/t2/good" "$s")
-    if [ "$(cut -f3 <<< "$r")" != 1 ] || [[ $(cut -f5 <<< "$r") != *"ms at n = 2^24, the reference solution"* ]]; then
-        fail "the solution's stage $s, in tier 2: $r"
+    if [ "$(cell "$work/t2/good" "$s" points)" != 1 ] ||
+        [[ $(cell "$work/t2/good" "$s" why) != *"ms at n = 2^24, the reference solution"* ]]; then
+        fail "the solution's stage $s, in tier 2: $(row "$work/t2/good" "$s")"
     fi
 done
 # ... and the chain's stage 4 taken back, flagged, said why
-r=$(row "$work/t2/chain" 4)
-if [ "$(cut -f3 <<< "$r")" != 0 ] || [ "$(cut -f6 <<< "$r")" != slow ] ||
-    [[ $(cut -f5 <<< "$r") != *"does not show in its time"* ]]; then
-    fail "the chain's stage 4 kept its point in tier 2, or lacks its reason: $r"
+if [ "$(cell "$work/t2/chain" 4 points)" != 0 ] || [ "$(cell "$work/t2/chain" 4 technique)" != slow ] ||
+    [[ $(cell "$work/t2/chain" 4 why) != *"does not show in its time"* ]]; then
+    fail "the chain's stage 4 kept its point in tier 2, or lacks its reason: $(row "$work/t2/chain" 4)"
 fi
 grep -q 'scan-large-arrays 4 (slow on the GPU: review)' "$work/t2/grades.csv" ||
     fail "grades.csv does not flag the chain's stage 4: $(cat "$work/t2/grades.csv")"
 for s in 1 2 3; do
-    [ "$(row "$work/t2/chain" "$s" | cut -f3)" = 1 ] || fail "the chain's stage $s: $(row "$work/t2/chain" "$s")"
+    [ "$(cell "$work/t2/chain" "$s" points)" = 1 ] || fail "the chain's stage $s: $(row "$work/t2/chain" "$s")"
 done
-[ $status = 0 ] && { echo "gpu-time-test: passed"; grep -h "	4	" "$work"/t2/*/"$lab"/score.tsv | cut -f2-6; }
+[ $status = 0 ] && { echo "gpu-time-test: passed"; score_awk -v OFS='\t' '$col["stage"] == 4 {
+    print $col["stage"], $col["points"], $col["max"], $col["why"], $col["technique"] }' "$work"/t2/*/"$lab"/score.tsv; }
 exit $status

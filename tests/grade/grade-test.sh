@@ -10,6 +10,8 @@
 set -u
 emu=${EMU:-1}
 cd "$(dirname "$0")/../.." || exit 1
+# shellcheck source=grading/score-tsv.sh
+. grading/score-tsv.sh
 class=${CLASS_ONLY:-$(mktemp -d "${TMPDIR:-/tmp}/class.XXXXXX")} out=$(mktemp -d "${TMPDIR:-/tmp}/grades.XXXXXX")
 if [ -n "${CLASS_ONLY:-}" ]; then trap 'rm -rf "$out" "$out".*.cu' EXIT
 elif [ -z "${KEEP:-}" ]; then trap 'rm -rf "$class" "$out" "$out".*.cu' EXIT; fi
@@ -206,7 +208,7 @@ full=$(tests/grade/stages.sh "build/$([ "$emu" = 1 ] && echo emu/)solutions" map
 expect() { # NAME POINTS
     local got
     graded "$1" || return 0
-    got=$(awk -F'\t' '{ t += $3 } END { print t + 0 }' "$out"/"$1"/map/score.tsv 2> /dev/null)
+    got=$(score_awk '{ t += $col["points"] } END { print t + 0 }' "$out"/"$1"/map/score.tsv 2> /dev/null)
     if [ "$got" = "$2" ]; then echo "grade-test: $1: $got of $full, as it should"
     else echo "grade-test: $1: $got of $full, expected $2"; status=1; fi
 }
@@ -225,7 +227,7 @@ for attack in fakes-summary kills-all hangs reads-solution plants-links hogs-mem
 done
 reason() { # NAME TEXT: the grade gives TEXT as its reason
     graded "$1" || return 0
-    grep -q "$2" "$out/$1/map/score.tsv" ||
+    score_awk '{ print $col["why"] }' "$out/$1/map/score.tsv" | grep -q "$2" ||
         { echo "grade-test: $1: its reason does not say '$2'"; status=1; }
 }
 reason hangs "stopped after $stage_seconds s"
@@ -243,7 +245,7 @@ for honest in crlf own-todo renamed-done helper include talks; do expect $honest
 for one in past-end hangs-3 crashes-2 races-2 no-n0 defines if-0 copies-reference; do expect $one $((full - 1)); done
 stage_reason() { # NAME STAGE TEXT: stage STAGE's reason says TEXT
     graded "$1" || return 0
-    awk -F'	' -v s="$2" '$2 == s' "$out/$1/map/score.tsv" | grep -q "$3" ||
+    score_awk -v s="$2" '$col["stage"] == s { print $col["why"] }' "$out/$1/map/score.tsv" | grep -q "$3" ||
         { echo "grade-test: $1: stage $2's reason does not say '$3'"; status=1; }
 }
 stage_reason hangs-3 3 'stopped after'

@@ -7,6 +7,8 @@
 # cores.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
+# shellcheck source=grading/score-tsv.sh
+. grading/score-tsv.sh
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/inputs.XXXXXX")
 [ -n "${KEEP:-}" ] || trap 'rm -rf "$tmp"' EXIT
 status=0
@@ -18,7 +20,9 @@ has_control() { LC_ALL=C grep -q '[[:cntrl:]]' <(tr -d '\n\t' < "$1"); }
 # control character reaches a report.
 fake=$tmp/fake
 mkdir -p "$fake/s/map" && echo s > "$fake/.graded" && echo s > "$fake/s/.name" && echo "Graded." > "$fake/.how"
-printf 'map\t1\t0\t1\tbell\a esc\033[2J ff\f cr\r del\177 nul-free\001 not-utf8\377\300 end\t-\n' > "$fake/s/map/score.tsv"
+{ score_header
+  printf 'map\t1\t0\t1\tbell\a esc\033[2J ff\f cr\r del\177 nul-free\001 not-utf8\377\300 end\t-\n'
+} > "$fake/s/map/score.tsv"
 grading/grade-report.sh "$fake" map > "$tmp/report.log" 2>&1 || fail "grade-report.sh fails on a reason with control characters"
 validators=""
 if command -v python3 > /dev/null; then

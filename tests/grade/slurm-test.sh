@@ -18,6 +18,8 @@
 # Tier 1 and the one-machine grading under EMU=1 unless EMU=0 is given.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
+# shellcheck source=grading/score-tsv.sh
+. grading/score-tsv.sh
 emu=${EMU:-1}
 say() { echo "slurm-test: $*"; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/slurm-test.XXXXXX") && chmod 755 "$work" || exit 1
@@ -83,8 +85,8 @@ same_grades() {
     done
 }
 bare() {
-    awk -F'\t' -v OFS='\t' '{ sub(/; right (on the GPU|in tier 2 [(]emulated, GPU_ARCH=emu[)]) too [(][0-9]+ cases in [0-9.]+ s[)]$/, "", $5)
-        $7 = "-"; print }' "$1" 2> /dev/null
+    score_awk -v OFS='\t' '{ sub(/; right (on the GPU|in tier 2 [(]emulated, GPU_ARCH=emu[)]) too [(][0-9]+ cases in [0-9.]+ s[)]$/, "",
+        $col["why"]); $col["judged"] = "-"; print }' "$1" 2> /dev/null
 }
 
 same_grades "$work/slurm1"
@@ -117,8 +119,8 @@ same_grades "$work/slurm2"
 [ "$same" = "$n" ] &&
     say "in two tiers, all $n submissions' scores and grades.csv rows equal make grade's on one machine"
 # tier 2 ran what scored in tier 1, and nothing else
-scored=$(cat "$work/local"/*/map/score.tsv | awk -F'\t' '$3 > 0' | wc -l)
-confirmed=$(cat "$work/slurm2"/*/map/score.tsv | grep -c -E '; right (on the GPU|in tier 2 .*) too [(]')
+scored=$(score_awk '$col["points"] > 0' "$work/local"/*/map/score.tsv | wc -l)
+confirmed=$(score_awk '{ print $col["why"] }' "$work/slurm2"/*/map/score.tsv | grep -c -E '; right (on the GPU|in tier 2 .*) too [(]')
 ran=$(cat "$work/slurm2"/*/map/gpu-run.log 2> /dev/null | grep -c -E '^map stage [^ ]+ .*: ran$')
 if [ "$confirmed" = "$scored" ] && [ "$scored" -gt 0 ]; then
     say "tier 2 judged again the $scored stages that scored in tier 1 ($ran runs of a case), and no other"
@@ -140,15 +142,17 @@ direct "$work/t1" EMU=1 GPU_ARCH=emu
 good=$(out_name "good one")
 cp build/emu/pristine/build/emu/labs/map/run "$work/t1/$good/map/gpu.run" # the skeleton's: every output poison
 direct "$work/t2" EMU=1 TIER1="$work/t1"
-if grep -q 'right under the emulation, but in tier 2 .* cases wrong' "$work/t2/$good/map/score.tsv" &&
-        [ "$(awk -F'\t' '{ t += $3 } END { print t + 0 }' "$work/t2/$good/map/score.tsv")" = 0 ]; then
+if score_awk '{ print $col["why"] }' "$work/t2/$good/map/score.tsv" |
+        grep -q 'right under the emulation, but in tier 2 .* cases wrong' &&
+        [ "$(score_awk '{ t += $col["points"] } END { print t + 0 }' "$work/t2/$good/map/score.tsv")" = 0 ]; then
     say "a stage right in tier 1 and wrong in tier 2 scores 0, saying so"
 else
     fail "tier 2's wrong outputs did not fail the stages: $(cat "$work/t2/$good/map/score.tsv")"
 fi
 direct "$work/t1" EMU=1 GPU_ARCH=emu
 direct "$work/t3" EMU=1 TIER1="$work/t1" GPU_SECONDS=1
-if grep -q "not run in tier 2 .*: the submission's GPU budget of 1 s was spent" "$work/t3/$good/map/score.tsv"; then
+if score_awk '{ print $col["why"] }' "$work/t3/$good/map/score.tsv" |
+        grep -q "not run in tier 2 .*: the submission's GPU budget of 1 s was spent"; then
     say "a spent GPU budget fails the stages left unrun, saying so"
 else
     fail "a spent GPU budget did not show: $(cat "$work/t3/$good/map/score.tsv")"

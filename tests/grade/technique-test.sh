@@ -9,6 +9,8 @@
 # shellcheck disable=SC2016 # C code, in single quotes
 set -u
 cd "$(dirname "$0")/../.." || exit 1
+# shellcheck source=grading/score-tsv.sh
+. grading/score-tsv.sh
 class=$(mktemp -d "${TMPDIR:-/tmp}/class.XXXXXX") out=$(mktemp -d "${TMPDIR:-/tmp}/grades.XXXXXX")
 # a file another checkout on the grading machine could hold, world-readable,
 # outside everything the sandbox is given
@@ -136,13 +138,14 @@ SEED=7 GRADE_STAGE_SECONDS=60 make --no-print-directory grade SUBMISSIONS="$clas
 rm -f "$out.log"
 
 full=$(tests/grade/stages.sh build/emu/solutions reduce)
-score() { awk -F'\t' '{ t += $3 } END { print t + 0 }' "$out/$1/reduce/score.tsv" 2> /dev/null; }
+score() { score_awk '{ t += $col["points"] } END { print t + 0 }' "$out/$1/reduce/score.tsv" 2> /dev/null; }
 expect() { # NAME POINTS [STAGE TEXT]: its score, and stage STAGE's reason
     local got
     got=$(score "$1")
     if [ "$got" != "$2" ]; then fail "$1: $got of $full, expected $2"
     else echo "technique-test: $1: $got of $full, as it should"; fi
-    [ -z "${3:-}" ] || awk -F'\t' -v s="$3" '$2 == s' "$out/$1/reduce/score.tsv" | grep -q "$4" ||
+    [ -z "${3:-}" ] || score_awk -v s="$3" '$col["stage"] == s { print $col["why"] }' "$out/$1/reduce/score.tsv" |
+        grep -q "$4" ||
         fail "$1: stage $3's reason does not say '$4'"
 }
 expect good "$full"
