@@ -91,9 +91,10 @@ check-scripts:
 	@authoring/includes.sh --check
 
 # The tests against the mistakes students make: each planted in a copy of
-# the solution, caught, and its cause named in the report.
+# the solution, caught, and its cause named in the report. JOBS=N: N copies
+# side by side (tests/mutants/census.sh; EMU=0: three tests a GPU at once).
 mutants:
-	@tests/mutants/mutants.sh $(SELECTED)
+	@$(if $(JOBS),JOBS=$(JOBS) tests/mutants/census.sh,tests/mutants/mutants.sh) $(SELECTED)
 
 # The emulation against correct code: its own tests and every stage of the
 # solutions at many seeds, sizes, blocks and worker counts, under load; one
@@ -284,4 +285,5 @@ help::
 	@echo "  make soak SEEDS=20       the emulation on every solution at many seeds, sizes, blocks"
 	@echo "                           and worker counts, under load: fails on any report"
 	@echo "  make mutants             plant the usual student mistakes (tests/mutants) and check"
-	@echo "                           that the tests catch each and name its cause (LAB= some)"
+	@echo "                           that the tests catch each and name its cause (LAB= some;"
+	@echo "                           JOBS=8: eight copies side by side; EMU=0: on the GPU)"

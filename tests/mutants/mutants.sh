@@ -40,7 +40,10 @@
 # passes the tests (unless ~ or ^ says why it may), no report says what it
 # must, or an honest variant fails.
 # Uses EMU=1 unless EMU=0 is set (on a machine with a GPU). ONLY=REGEX plants
-# only the mutants whose "stage | mistake" line it matches.
+# only the mutants whose "stage | mistake" line it matches. tests/mutants/census.sh
+# runs copies of it side by side: PICK=K/J takes every J-th block from the
+# K-th (counting from 0) and numbers its lines; GPU_SLOTS=DIR:N:G makes each
+# test or sanitizer run hold one of N lock files in DIR, on GPU (slot mod G).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 labs="" make_args=()
@@ -53,7 +56,34 @@ labs=${labs:-$(for f in tests/mutants/*.mut; do basename "$f" .mut; done)}
 work=build/mutants
 emu=${EMU:-1}
 export SEED=${SEED:-1234}
-missed=0 total=0 known_misses=0 number=0 named_first=0 honest=0 honest_failed=0
+missed=0 total=0 known_misses=0 number=0 named_first=0 honest=0 honest_failed=0 block=-1
+
+# COMMAND... run on the GPU, in one of GPU_SLOTS's slots when it is set:
+# more test runs at once than a GPU takes make correct stages time out.
+on_gpu() {
+    [ -n "${GPU_SLOTS:-}" ] || { "$@"; return; }
+    local dir=${GPU_SLOTS%%:*} rest=${GPU_SLOTS#*:} slot fd status
+    local slots=${rest%%:*} gpus=${rest#*:}
+    while :; do
+        for ((slot = 0; slot < slots; slot++)); do
+            exec {fd}> "$dir/slot$slot"
+            if flock -n "$fd"; then
+                CUDA_VISIBLE_DEVICES=$((slot % gpus)) "$@"
+                status=$?
+                exec {fd}>&-
+                return $status
+            fi
+            exec {fd}>&-
+        done
+        sleep 0.2
+    done
+}
+
+# One line of the table (PICK: after its block's number, for census.sh).
+row() {
+    [ -z "${PICK:-}" ] || printf '%d\t' "$block"
+    printf '%-18s %-4s %-44.44s %s\n' "$@"
+}
 
 # TEXT as a regular expression that matches only itself.
 literal() { printf '%s' "$1" | sed 's/[][\\.*^$+?(){}|]/\\&/g'; }
@@ -83,6 +113,8 @@ says() {
 
 run_one() {
     local lab=$1 stage=$2 what=$3 edits=$4 expect=$5 known=$6 tool=$7
+    block=$((block + 1))
+    [[ -z "${PICK:-}" || $((block % ${PICK#*/})) -eq ${PICK%/*} ]] || return 0
     [[ -z "${ONLY:-}" || "$stage | $what" =~ $ONLY ]] || return 0
     number=$((number + 1))
     # one folder for every mutant in turn, so they share one build folder
@@ -90,7 +122,7 @@ run_one() {
     rm -rf "$dir" && mkdir -p "$dir/labs" && cp -r "labs/$lab" "$dir/labs/"
     if ! tests/mutants/plant.sh "$lab" "^$(literal "$stage | $what")\$" \
         > "$dir/labs/$lab/$lab.cu" 2> "$log"; then
-        printf '%-18s %-4s %-44.44s %s\n' "$lab" "$stage" "$what" "DOES NOT APPLY: $(cat "$log")"
+        row "$lab" "$stage" "$what" "DOES NOT APPLY: $(cat "$log")"
         if [[ $what == honest:* ]]; then
             honest=$((honest + 1)) honest_failed=$((honest_failed + 1))
         else
@@ -98,8 +130,15 @@ run_one() {
         fi
         return
     fi
-    NO_COLOR=1 make --no-print-directory test LAB="$lab" STAGE="$stage" EMU="$emu" \
-        SUBMISSION="$dir" "${make_args[@]}" > "$log" 2>&1
+    : > "$log"
+    if [ -n "${GPU_SLOTS:-}" ]; then # built first, outside the slot
+        local goals=(build)
+        [ "$emu" = 1 ] || goals+=(technique-runs)
+        NO_COLOR=1 make --no-print-directory "${goals[@]}" \
+            LAB="$lab" STAGE="$stage" EMU="$emu" SUBMISSION="$dir" "${make_args[@]}" >> "$log" 2>&1
+    fi
+    NO_COLOR=1 on_gpu make --no-print-directory test LAB="$lab" STAGE="$stage" EMU="$emu" \
+        SUBMISSION="$dir" "${make_args[@]}" >> "$log" 2>&1
     local caught=$? verdict="caught, says it"
     first_report "$log" > "$log.first"
     if [[ $what == honest:* ]]; then
@@ -108,7 +147,7 @@ run_one() {
             honest_failed=$((honest_failed + 1))
             verdict="HONEST, BUT FAILS: $(first_report "$log" | grep -v '^compiling ' | head -n 1)"
         fi
-        printf '%-18s %-4s %-44.44s %s\n' "$lab" "$stage" "$what" "$verdict"
+        row "$lab" "$stage" "$what" "$verdict"
         return
     fi
     total=$((total + 1))
@@ -133,7 +172,7 @@ run_one() {
             named_first=$((named_first + 1))
     fi
     if [ -n "$tool" ]; then # compute-sanitizer's last line counts what it found
-        NO_COLOR=1 make --no-print-directory sanitize LAB="$lab" STAGE="$stage" TOOL="$tool" \
+        NO_COLOR=1 on_gpu make --no-print-directory sanitize LAB="$lab" STAGE="$stage" TOOL="$tool" \
             SUBMISSION="$dir" > "$log.$tool" 2>&1
         if grep -qE "(ERROR|RACECHECK) SUMMARY: [1-9]" "$log.$tool"; then
             verdict+="; $tool reports it"
@@ -143,7 +182,7 @@ run_one() {
     fi
     case $verdict in *"DOES NOT"*) missed=$((missed + 1)) ;;
                      *"says it"* | *"no ? line"* | "not caught "*) ;; *) missed=$((missed + 1)) ;; esac
-    printf '%-18s %-4s %-44.44s %s\n' "$lab" "$stage" "$what" "$verdict"
+    row "$lab" "$stage" "$what" "$verdict"
 }
 
 mkdir -p "$work"

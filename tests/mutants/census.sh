@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# census.sh [LAB...] [-- MAKE-ARGS...]: make mutants, side by side: the
+# catalogue (tests/mutants/*.mut) dealt out to JOBS copies of this checkout
+# (default: one a CPU core), each running mutants.sh on its share. Prints
+# mutants.sh's table in the catalogue's order, then its totals summed; exits
+# as mutants.sh would have.
+#
+# With EMU=0 every test and sanitizer run holds one of GPU_TESTS slots a GPU
+# (default 3: eight test processes at once on one H200 made correct stages
+# time out), spread over every GPU nvidia-smi lists; the builds run beside
+# them. Each copy builds what it needs on its first mutant. The copies and
+# their logs are in build/census (each first report in
+# build/census/<k>/build/mutants/<n>.log.first). Linux only (flock).
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+labs=() make_args=()
+while [ $# -gt 0 ]; do
+    [ "$1" = -- ] && { shift; make_args=("$@"); break; }
+    labs+=("$1")
+    shift
+done
+emu=${EMU:-1}
+jobs=${JOBS:-$(nproc)}
+work=build/census
+rm -rf "$work" && mkdir -p "$work/slots"
+
+slots=
+if [ "$emu" != 1 ]; then
+    gpus=$(nvidia-smi --list-gpus 2> /dev/null | grep -c '^GPU')
+    [ "$gpus" -gt 0 ] || { echo "census: EMU=0 needs a GPU, and nvidia-smi lists none"; exit 1; }
+    slots="$work/slots:$((${GPU_TESTS:-3} * gpus)):$gpus"
+fi
+
+start=$SECONDS
+for ((k = 0; k < jobs; k++)); do
+    mkdir -p "$work/$k"
+    tar --exclude=./build --exclude=./.git --exclude=./.gpu-deps -cf - . | tar -xf - -C "$work/$k"
+    (cd "$work/$k" && PICK=$k/$jobs GPU_SLOTS=${slots:+$PWD/../slots:${slots#*:}} EMU=$emu \
+        tests/mutants/mutants.sh "${labs[@]}" -- "${make_args[@]}" > ../$k.txt 2>&1) &
+done
+wait
+
+# The rows by block number; the totals summed over the shares.
+printf '%-18s %-4s %-44s %s\n' lab stage mistake "the tests"
+cat "$work"/[0-9]*.txt | grep -P '^\d+\t' | sort -n | cut -f 2-
+cat "$work"/[0-9]*.txt | awk -v seconds=$((SECONDS - start)) -v jobs="$jobs" '
+    / planted mistakes caught, with the cause named / { caught += $1; total += $3; seed = $(NF - 1) " " $NF }
+    /^first report names the cause: / { first += $(NF - 2) }
+    / more that only / { known += $1; only = $0; sub(/^[0-9]+ /, "", only) }
+    /^honest variants kept: / { kept += $4; honest += $6 }
+    END {
+        printf "%d of %d planted mistakes caught, with the cause named %s\n", caught, total, seed
+        printf "first report names the cause: %d of %d\n", first, total
+        if (known) printf "%d %s\n", known, only
+        if (honest) printf "honest variants kept: %d of %d\n", kept, honest
+        printf "census: %d copies, %d s\n", jobs, seconds
+        exit !(caught == total && kept == honest)
+    }'
