@@ -8,8 +8,7 @@
 # With EMU=0 every test and sanitizer run holds one of GPU_TESTS slots a GPU
 # (default 3: eight test processes at once on one H200 made correct stages
 # time out), spread over every GPU nvidia-smi lists; the builds run beside
-# them. Each copy builds what it needs on its first mutant. The copies and
-# their logs are in build/census (each first report in
+# them. The copies and their logs are in build/census (each first report in
 # build/census/<k>/build/mutants/<n>.log.first). Linux only (flock).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -32,9 +31,17 @@ if [ "$emu" != 1 ]; then
 fi
 
 start=$SECONDS
+# What every copy shares (the harness, the emulation) is built once, in the
+# first copy, with every core, and copied with it.
+mkdir -p "$work/0"
+tar --exclude=./build --exclude=./.git --exclude=./.gpu-deps -cf - . | tar -xf - -C "$work/0"
+(cd "$work/0" && if [ "$emu" = 1 ]; then make -j "$jobs" EMU=1 NVCC_CHECK= build/emu/probe
+                 else make -j "$jobs" EMU=0 build/probe && make -j "$jobs" EMU=1 build/emu/probe; fi
+) > "$work/build.log" 2>&1 || { tail -n 20 "$work/build.log"; echo "census: the harness does not build"; exit 1; }
 for ((k = 0; k < jobs; k++)); do
-    mkdir -p "$work/$k"
-    tar --exclude=./build --exclude=./.git --exclude=./.gpu-deps -cf - . | tar -xf - -C "$work/$k"
+    [ $k = 0 ] || cp -a "$work/0" "$work/$k"
+done
+for ((k = 0; k < jobs; k++)); do
     (cd "$work/$k" && PICK=$k/$jobs GPU_SLOTS=${slots:+$PWD/../slots:${slots#*:}} EMU=$emu \
         tests/mutants/mutants.sh "${labs[@]}" -- "${make_args[@]}" > ../$k.txt 2>&1) &
 done
@@ -42,7 +49,15 @@ wait
 
 # The rows by block number; the totals summed over the shares.
 printf '%-18s %-4s %-44s %s\n' lab stage mistake "the tests"
-cat "$work"/[0-9]*.txt | grep -P '^\d+\t' | sort -n | cut -f 2-
+rows=$(cat "$work"/[0-9]*.txt | grep -P '^\d+\t' | sort -n)
+cut -f 2- <<< "$rows"
+# What each row that is not as it must be printed first (its log: the
+# block's place in the catalogue)
+awk '/DOES NOT/ || !/ (caught, says it first|kept: passes every test|warned, says it|not caught (under EMU=1|on a GPU): )/' <<< "$rows" |
+    while IFS=$'\t' read -r block row; do
+        printf '\n%s\n' "$row"
+        sed 's/^/    /' "$work"/*/build/mutants/"$block".log.first
+    done
 cat "$work"/[0-9]*.txt | awk -v seconds=$((SECONDS - start)) -v jobs="$jobs" '
     / planted mistakes caught, with the cause named / { caught += $1; total += $3; seed = $(NF - 1) " " $NF }
     /^first report names the cause: / { first += $(NF - 2) }
@@ -53,6 +68,6 @@ cat "$work"/[0-9]*.txt | awk -v seconds=$((SECONDS - start)) -v jobs="$jobs" '
         printf "first report names the cause: %d of %d\n", first, total
         if (known) printf "%d %s\n", known, only
         if (honest) printf "honest variants kept: %d of %d\n", kept, honest
-        printf "census: %d copies, %d s\n", jobs, seconds
+        printf "census: %d s, in %d copies of the checkout\n", seconds, jobs
         exit !(caught == total && kept == honest)
     }'

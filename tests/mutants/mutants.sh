@@ -117,6 +117,7 @@ run_one() {
     [[ -z "${PICK:-}" || $((block % ${PICK#*/})) -eq ${PICK%/*} ]] || return 0
     [[ -z "${ONLY:-}" || "$stage | $what" =~ $ONLY ]] || return 0
     number=$((number + 1))
+    [ -z "${PICK:-}" ] || number=$block # its log named by its place in the catalogue
     # one folder for every mutant in turn, so they share one build folder
     local dir=$work/planted log=$work/$number.log
     rm -rf "$dir" && mkdir -p "$dir/labs" && cp -r "labs/$lab" "$dir/labs/"
