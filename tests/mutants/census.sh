@@ -41,33 +41,57 @@ tar --exclude=./build --exclude=./.git --exclude=./.gpu-deps -cf - . | tar -xf -
 for ((k = 0; k < jobs; k++)); do
     [ $k = 0 ] || cp -a "$work/0" "$work/$k"
 done
+catalogue=(tests/mutants/*.mut)
+[ ${#labs[@]} = 0 ] || catalogue=("${labs[@]/#/tests/mutants/}") catalogue=("${catalogue[@]/%/.mut}")
+pids=()
 for ((k = 0; k < jobs; k++)); do
-    (cd "$work/$k" && PICK=$k/$jobs GPU_SLOTS=${slots:+$PWD/../slots:${slots#*:}} EMU=$emu \
+    (cd "$work/$k" && exec setsid env PICK="$k/$jobs" GPU_SLOTS="${slots:+$PWD/../slots:${slots#*:}}" EMU="$emu" \
         tests/mutants/mutants.sh "${labs[@]}" -- "${make_args[@]}" > ../$k.txt 2>&1) &
+    pids+=($!)
+done
+# TIME_LIMIT=S: the copies still at work after S seconds are stopped, and
+# the census says how many blocks did not run.
+cut_off=0
+while [ -n "$(jobs -r)" ]; do
+    if [ -n "${TIME_LIMIT:-}" ] && [ $((SECONDS - start)) -ge "$TIME_LIMIT" ]; then
+        for pid in "${pids[@]}"; do kill -- -"$pid" 2> /dev/null; done
+        cut_off=1
+        break
+    fi
+    sleep 1
 done
 wait
 
-# The rows by block number; the totals summed over the shares.
-printf '%-18s %-4s %-44s %s\n' lab stage mistake "the tests"
+# The rows by block number, and their totals, counted as mutants.sh counts.
 rows=$(cat "$work"/[0-9]*.txt | grep -P '^\d+\t' | sort -n)
-cut -f 2- <<< "$rows"
-# What each row that is not as it must be printed first (its log: the
-# block's place in the catalogue)
-awk '/DOES NOT/ || !/ (caught, says it first|kept: passes every test|warned, says it|not caught (under EMU=1|on a GPU): )/' <<< "$rows" |
-    while IFS=$'\t' read -r block row; do
-        printf '\n%s\n' "$row"
-        sed 's/^/    /' "$work"/*/build/mutants/"$block".log.first
-    done
-cat "$work"/[0-9]*.txt | awk -v seconds=$((SECONDS - start)) -v jobs="$jobs" '
-    / planted mistakes caught, with the cause named / { caught += $1; total += $3; seed = $(NF - 1) " " $NF }
-    /^first report names the cause: / { first += $(NF - 2) }
-    / more that only / { known += $1; only = $0; sub(/^[0-9]+ /, "", only) }
-    /^honest variants kept: / { kept += $4; honest += $6 }
+all=$(cat "${catalogue[@]}" | grep -c '^== ')
+awk -F '\t' -v seconds=$((SECONDS - start)) -v jobs="$jobs" -v cut_off=$cut_off -v all="$all" \
+    -v seed="${SEED:-1234}" -v emu="$emu" '
+    BEGIN { printf "%-18s %-4s %-44s %s\n", "lab", "stage", "mistake", "the tests" }
+    NF == 5 {
+        printf "%-18s %-4s %-44.44s %s\n", $2, $3, $4, $5
+        run++
+        if ($4 ~ /^honest:/) { honest++; kept += $5 == "kept: passes every test"; next }
+        if ($5 ~ /^not caught (under EMU=1|on a GPU): /) { known++; next }
+        total++
+        if ($5 !~ /DOES NOT/ && $5 ~ /says it|no \? line/) caught++
+        if ($5 ~ /says it first$/ || $5 == "warned, says it") first++
+    }
     END {
-        printf "%d of %d planted mistakes caught, with the cause named %s\n", caught, total, seed
+        printf "%d of %d planted mistakes caught, with the cause named (seed %s)\n", caught, total, seed
         printf "first report names the cause: %d of %d\n", first, total
-        if (known) printf "%d %s\n", known, only
+        if (known) printf "%d more that %s shows, as noted above\n", known, emu == 1 ? "only a GPU" : "only the emulation"
         if (honest) printf "honest variants kept: %d of %d\n", kept, honest
         printf "census: %d s, in %d copies of the checkout\n", seconds, jobs
-        exit !(caught == total && kept == honest)
-    }'
+        if (cut_off) printf "census: stopped at TIME_LIMIT: %d of %d blocks not run, nor counted above\n", all - run, all
+        exit !(caught == total && kept == honest && !cut_off)
+    }' <<< "$rows"
+status=$?
+# What each row that is not as it must be printed first (its log is named
+# by the block's place in the catalogue).
+awk -F '\t' '$5 ~ /DOES NOT/ || ($5 !~ /^(caught, says it first|kept: passes every test|warned, says it|not caught (under EMU=1|on a GPU): )/)' <<< "$rows" |
+    while IFS=$'\t' read -r block lab stage what verdict; do
+        printf '\n%s %s | %s: %s\n' "$lab" "$stage" "$what" "$verdict"
+        sed 's/^/    /' "$work"/*/build/mutants/"$block".log.first
+    done
+exit $status

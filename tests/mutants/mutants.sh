@@ -79,10 +79,14 @@ on_gpu() {
     done
 }
 
-# One line of the table (PICK: after its block's number, for census.sh).
+# One line of the table (PICK: its block's number and its fields, a tab
+# apart, for census.sh).
 row() {
-    [ -z "${PICK:-}" ] || printf '%d\t' "$block"
-    printf '%-18s %-4s %-44.44s %s\n' "$@"
+    if [ -n "${PICK:-}" ]; then
+        printf '%d\t%s\t%s\t%s\t%s\n' "$block" "$@"
+    else
+        printf '%-18s %-4s %-44.44s %s\n' "$@"
+    fi
 }
 
 # TEXT as a regular expression that matches only itself.
