@@ -412,13 +412,22 @@ static bool deliver_results(block_runner &r, unsigned w, unsigned lanes, unsigne
 }
 
 /* The lanes go on; the race detector sees the warp one step further, and
- * the observers hear of it. */
+ * the observers hear of it. Only a __syncwarp() orders the warp's accesses:
+ * shuffles, votes and matches imply no memory barrier. A __syncwarp(mask)
+ * orders only the lanes of its mask, but here it orders the whole warp:
+ * knowing which pairs of lanes met in one would take a 32 x 32 table per
+ * warp, and no lab syncs part of a warp. */
 static void release_lanes(block_runner &r, unsigned w, unsigned lanes, unsigned present)
 {
     for (unsigned l = 0; l < lanes; l++)
         if (present >> l & 1)
             r.fibers[w * 32 + l].now = READY;
+    const warp_call &c = r.fibers[w * 32 + __builtin_ctz(present)].call;
     r.warp_step[w]++;
+    if (c.op == W_SYNC)
+        r.warp_synced[w] = r.warp_step[w];
+    else
+        r.last_collective[w] = {c.what, c.pc};
     tell_collective(r, w, present);
 }
 

@@ -101,6 +101,13 @@ struct stack {
     place idle;
 };
 
+/* A warp's latest shuffle, vote or match: a race between two of its lanes
+ * that only such calls came between names it, since it orders no memory. */
+struct collective_site {
+    const char *what; /* "__ballot_sync", ... */
+    const void *pc;
+};
+
 /* The race the detector saw first in this block, or the first that spans
  * two warps: that one shows the fix (__syncthreads(), not __syncwarp()).
  * Until a race turns up, the block's first read of shared memory that no
@@ -115,11 +122,12 @@ struct race {
     unsigned long long accesses_since; /* a block spinning on a raced word ends */
     size_t written, elements; /* unwritten: of the array's elements, how many the block had set */
     bool update; /* both threads read the word, then wrote it: s[k]++ from two threads */
+    collective_site between; /* in one warp, what alone came between (what null if nothing) */
 };
 
 /* The race detector's record of one 4-byte word of shared memory: who last
  * wrote it and who read it, in which interval between barriers (the phase)
- * and between warp synchronisations (the warp step). */
+ * and at which of its warp's collectives (the warp step). */
 struct word_record {
     unsigned long long write_phase, read_phase;
     unsigned write_step, read_step, other_step;
@@ -171,7 +179,12 @@ struct block_runner {
     word_record *records;                   /* one per word of shared */
     unsigned long long phase;               /* unique per block and barrier interval */
     unsigned long long first_phase;         /* its first: a word written before, another block's */
-    unsigned warp_step[WARPS];              /* warp synchronisations in the phase, per warp */
+    /* per warp: its collectives completed in the phase (the warp step),
+     * the step its latest __syncwarp() completed, and its latest shuffle,
+     * vote or match. Only __syncwarp() orders memory: the others imply no
+     * memory barrier (the CUDA Programming Guide) */
+    unsigned warp_step[WARPS], warp_synced[WARPS];
+    collective_site last_collective[WARPS];
     race raced;
     /* -- the device arrays last seen, a cache: device.cpp (history.cpp adds
      *    their writes to the count) -- */
@@ -202,15 +215,18 @@ struct block_runner {
     const void *block_fence_pc;
     /* and among its threads: when its barrier interval (phase) began, as
      * the number of its next store and its worker's clock (which counts
-     * accesses to device memory), and when each warp's latest warp step
-     * began; history.cpp notes them at the first access after each */
+     * accesses to device memory), when each warp's latest __syncwarp()
+     * completed, and its latest collective of any kind (for reports);
+     * history.cpp notes them at the first access after each */
     unsigned worker; /* 1 to 1023, or 0 when there are more workers */
     unsigned long long clock;
     unsigned long long access_phase;
     unsigned phase_first_store;
     unsigned long long phase_first_clock;
-    unsigned warp_step_seen[WARPS], warp_first_store[WARPS];
+    unsigned warp_synced_seen[WARPS], warp_first_store[WARPS];
     unsigned long long warp_first_clock[WARPS];
+    unsigned warp_step_seen[WARPS], collective_first_store[WARPS];
+    unsigned long long collective_first_clock[WARPS];
     /* -- the stall timer: emu.cpp -- */
     double stalled_since; /* when all its runnable threads began to spin, or 0 */
 };

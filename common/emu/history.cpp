@@ -14,8 +14,9 @@
  * value is there, else at its store, if the reader has announced nothing
  * since its read (which no chain of flags could then carry). Within a
  * block, a thread that reads or writes a word another thread wrote or read
- * races unless a __syncthreads() (or, in one warp, a warp synchronisation)
- * or a flag lies between. Each race stops the kernel at once.
+ * races unless a __syncthreads() (or, in one warp, a __syncwarp(); a
+ * shuffle, vote or match orders no memory) or a flag lies between. Each
+ * race stops the kernel at once.
  *
  * What a read returned is known only after its load, and the compiler's
  * call that tells this file of an access comes before it: a flag read
@@ -391,8 +392,9 @@ static void check_readers(block_runner &r, const word_history &h, const char *p,
 
 /* ---- among the threads of a block ---- */
 
-/* At each access: when the phase and the thread's warp step began, noted
- * at the first access after each (shared.cpp counts phases and warp steps). */
+/* At each access: when the phase, the thread's warp's latest __syncwarp()
+ * and its latest collective began, noted at the first access after each
+ * (shared.cpp counts phases, emu.cpp warp steps). */
 static void note_step(block_runner &r)
 {
     unsigned w = r.current / 32;
@@ -400,18 +402,24 @@ static void note_step(block_runner &r)
         r.access_phase = r.phase;
         r.phase_first_store = r.stores + 1;
         r.phase_first_clock = r.clock;
+        std::fill(r.warp_synced_seen, r.warp_synced_seen + WARPS, ~0u);
         std::fill(r.warp_step_seen, r.warp_step_seen + WARPS, ~0u);
+    }
+    if (r.warp_synced_seen[w] != r.warp_synced[w]) {
+        r.warp_synced_seen[w] = r.warp_synced[w];
+        r.warp_first_store[w] = r.stores + 1;
+        r.warp_first_clock[w] = r.clock;
     }
     if (r.warp_step_seen[w] != r.warp_step[w]) {
         r.warp_step_seen[w] = r.warp_step[w];
-        r.warp_first_store[w] = r.stores + 1;
-        r.warp_first_clock[w] = r.clock;
+        r.collective_first_store[w] = r.stores + 1;
+        r.collective_first_clock[w] = r.clock;
     }
 }
 
 /* Whether thread `writer`'s store, the block's `stores`-th, comes before
- * thread t's access now: a barrier between, a warp step in one warp, or a
- * flag that t read. */
+ * thread t's access now: a barrier between, a __syncwarp() in one warp, or
+ * a flag that t read. */
 static bool store_ordered(const block_runner &r, unsigned writer, unsigned stores, unsigned t)
 {
     return stores < r.phase_first_store ||
@@ -429,9 +437,13 @@ static bool read_ordered(const block_runner &r, unsigned long long when, unsigne
            clock <= r.fibers[t].learnt_clock;
 }
 
-/* "since the last __syncthreads(): put ..." for two threads' accesses */
-static std::string block_fix(unsigned a, unsigned b)
+/* "since the last __syncthreads(): put ..." for two threads' accesses;
+ * collective_after: thread a's came before b's warp's latest collective */
+static std::string block_fix(const block_runner &r, unsigned a, unsigned b, bool collective_after)
 {
+    if (a / 32 == b / 32 && collective_after)
+        return " since the last __syncthreads() or __syncwarp()" +
+               only_collective_between(r.last_collective[b / 32]);
     if (a / 32 == b / 32)
         return " since the last __syncthreads() or __syncwarp(). The two are in one warp, but a "
                "warp's threads do not run in lockstep: put a __syncthreads() between the two "
@@ -470,7 +482,8 @@ static void check_block_write(block_runner &r, const word_history &h, const char
                              "twice: either the two threads computed the same index (each "
                              "must have a word of its own there), or a __syncthreads() between "
                              "the two writes is missing");
-    stop_kernel(report + block_fix(other, r.current));
+    stop_kernel(report + block_fix(r, other, r.current,
+                                   h.write_stores < r.collective_first_store[r.current / 32]));
 }
 
 /* A word that another thread of this block may have read, now written. */
@@ -484,7 +497,9 @@ static void check_block_read(block_runner &r, const word_history &h, const char 
     if (read_ordered(r, h.read_when, r.current))
         return;
     stop_kernel(block_race(r, p, true, pc) + ", which " + thread_name(other) +
-                " of this block read" + at_line(h.read_pc) + block_fix(other, r.current));
+                " of this block read" + at_line(h.read_pc) +
+                block_fix(r, other, r.current,
+                          when_of(h.read_when) < r.collective_first_clock[r.current / 32]));
 }
 
 /* ---- each access ---- */

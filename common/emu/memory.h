@@ -40,6 +40,10 @@ void note_device(block_runner &r, const char *p, size_t size, bool write, access
 void check_shared(block_runner &r, unsigned char *p, size_t size, bool write, bool atomic,
                   const void *pc);
 void after_race(block_runner &r);
+/* The race's cause when the two threads are lanes of one warp that only a
+ * shuffle, vote or match came between: ". The two are in one warp,
+ * separated only by __ballot_sync (x.cu:9), which orders no memory ..." */
+std::string only_collective_between(const collective_site &c);
 /* The race's cause when two threads each read a word, then wrote it back:
  * ". Both threads read the word ... atomic operation (atomicAdd) ..." */
 extern const char *const TWO_UPDATES;

@@ -6,9 +6,11 @@
  * record of who last wrote and read it since the last barrier. Two threads
  * that touch the same word between barriers, at least one of them writing,
  * race: on a GPU the result depends on timing. Within a warp, __syncwarp()
- * and the warp collectives order accesses too. A race stops its block at the
- * next barrier (or the block's end): by then a racing pair that spans two
- * warps, which shows the fix is a __syncthreads(), may have turned up.
+ * orders accesses too; shuffles, votes and matches do not (they imply no
+ * memory barrier), and a race that only they came between names the latest.
+ * A race stops its block at the next barrier (or the block's end): by then
+ * a racing pair that spans two warps, which shows the fix is a
+ * __syncthreads(), may have turned up.
  *
  * The records also say which bytes the block has written, so a read of
  * shared memory that no thread of this block wrote (what an earlier block
@@ -71,6 +73,7 @@ void next_phase(block_runner &r)
 {
     r.phase++;
     std::fill(r.warp_step, r.warp_step + WARPS, 0u);
+    std::fill(r.warp_synced, r.warp_synced + WARPS, 0u);
 }
 
 static block_runner &in_kernel(const char *what)
@@ -154,22 +157,28 @@ static std::string shared_name(const block_runner &r, const unsigned char *p)
     return "shared memory outside every __shared__ variable";
 }
 
+/* Thread a's access at warp step a_step comes before thread b's now: a
+ * __syncwarp() of their warp completed between. */
 static bool ordered(const block_runner &r, unsigned a, unsigned a_step, unsigned b)
 {
-    return a / 32 == b / 32 && a_step != r.warp_step[b / 32];
+    return a / 32 == b / 32 && a_step < r.warp_synced[b / 32];
 }
 
 /* A racing pair: noted, and the block goes on to its next barrier, where
  * one that spans two warps may turn up. */
-static void note_race(block_runner &r, const unsigned char *p, unsigned other, bool other_wrote,
-                      const void *other_pc, bool writes, const void *pc, bool update = false)
+static void note_race(block_runner &r, const unsigned char *p, unsigned other, unsigned other_step,
+                      bool other_wrote, const void *other_pc, bool writes, const void *pc,
+                      bool update = false)
 {
-    bool across = r.current / 32 != other / 32;
+    unsigned w = r.current / 32;
+    bool across = w != other / 32;
     if (r.raced.found && !r.raced.unwritten && (r.raced.across_warps || !across))
         return;
     unsigned long long since = r.raced.unwritten ? 0 : r.raced.accesses_since;
+    collective_site between = !across && other_step != r.warp_step[w] ? r.last_collective[w]
+                                                                      : collective_site();
     r.raced = {true, across, false, p, r.current, other, writes, other_wrote, pc, other_pc,
-               r.fibers[r.current].in, since, 0, 0, update};
+               r.fibers[r.current].in, since, 0, 0, update, between};
 }
 
 /* The array at offset at: its first byte, size, element size and name
@@ -294,6 +303,14 @@ static std::string unwritten_report(const block_runner &r)
            "below 0 in s[i - offset]): a bounds test missing or wrong?";
 }
 
+std::string only_collective_between(const collective_site &c)
+{
+    return ". The two are in one warp, separated only by " + std::string(c.what) +
+           at_line(c.pc) + ", which orders no memory (CUDA's shuffles, votes and matches imply "
+           "no memory barrier): put a __syncwarp() between the two accesses, or a "
+           "__syncthreads() where other warps share these words";
+}
+
 const char *const TWO_UPDATES =
     ". Both threads read the word and then wrote it back, as x[k]++ or x[k] += v does: two "
     "threads updated one word at once, and one update is lost. No barrier can order two threads "
@@ -322,6 +339,9 @@ std::string race_report(const block_runner &r)
         return report + TWO_UPDATES;
     if (same_place)
         return report + same_place;
+    if (c.between.what)
+        return report + " since the last __syncthreads() or __syncwarp()" +
+               only_collective_between(c.between);
     return report +
            (c.across_warps
                 ? " since the last __syncthreads(): a __syncthreads() between the two accesses "
@@ -421,7 +441,7 @@ void check_shared(block_runner &r, unsigned char *p, size_t size, bool write, bo
         bool read_now = rec.read_phase == r.phase;
         if (rec.write_phase == r.phase && rec.writer != me && (rec.write_bytes & bytes) &&
             !(atomic && rec.atomic) && !ordered(r, rec.writer, rec.write_step, me))
-            note_race(r, p, rec.writer, true, rec.write_pc, write, pc,
+            note_race(r, p, rec.writer, rec.write_step, true, rec.write_pc, write, pc,
                       !write && read_now && rec.reader == rec.writer && rec.read_pc == pc);
         if (rec.read_phase != r.phase) { /* no reads yet in this phase */
             rec.read_phase = r.phase;
@@ -432,11 +452,12 @@ void check_shared(block_runner &r, unsigned char *p, size_t size, bool write, bo
         if (write) {
             if (rec.reader != me && rec.reader != NOBODY && (rec.read_bytes & bytes) &&
                 !ordered(r, rec.reader, rec.read_step, me))
-                note_race(r, p, rec.reader, false, rec.read_pc, true, pc,
+                note_race(r, p, rec.reader, rec.read_step, false, rec.read_pc, true, pc,
                           rec.other_reader == me && rec.other_read_pc == rec.read_pc);
             if (rec.other_reader != me && rec.other_reader != NOBODY &&
                 (rec.other_read_bytes & bytes) && !ordered(r, rec.other_reader, rec.other_step, me))
-                note_race(r, p, rec.other_reader, false, rec.other_read_pc, true, pc);
+                note_race(r, p, rec.other_reader, rec.other_step, false, rec.other_read_pc, true,
+                          pc);
             bool again = rec.write_phase == r.phase && rec.writer == me;
             rec.write_bytes = (unsigned char)(again ? rec.write_bytes | bytes : bytes);
             rec.write_phase = r.phase;

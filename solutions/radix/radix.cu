@@ -430,11 +430,12 @@ __device__ unsigned rank_key(unsigned d, unsigned *row)
      *       digit_peers(d)); one of them, the leader, takes the group's
      *       places: first = atomicAdd(&row[d], number of peers). The key's
      *       place is first plus its peers in lower lanes.
-     * Keep: the leader's first reaches its peers by __shfl_sync, which
-     *       waits for the leader's atomicAdd to return, so on the hardware
-     *       the next round's leader adds after it (the memory model does
-     *       not promise it: the handout says why there is no __syncwarp).
-     *       Every lane of the warp calls, padding too: the ballots ask all 32.
+     * Keep: the next round's leader may add to the same counter, and must
+     *       add after this one: a __syncwarp() after the add orders the two
+     *       (a shuffle orders no memory, though the hardware happens to run
+     *       it so: the handout says why). The leader's first reaches its
+     *       peers by __shfl_sync. Every lane of the warp calls, padding too:
+     *       the ballots ask all 32.
      * Hint: the leader: the highest peer, 31 - __clz(peers). The lanes
      *       below yours are (1u << lane) - 1.
      */
@@ -443,6 +444,7 @@ __device__ unsigned rank_key(unsigned d, unsigned *row)
     unsigned leader = 31 - __clz(peers), first = 0;
     if (lane == leader)
         first = atomicAdd(&row[d], __popc(peers));
+    __syncwarp();
     place = __shfl_sync(FULL_WARP, first, leader) + __popc(peers & below);
     /* END STUDENT */
     return place;

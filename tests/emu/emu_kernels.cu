@@ -1270,6 +1270,41 @@ const char *emu_neighbour_values(int *out, const int *in, int block, int planted
     return error;
 }
 
+/* Each lane stores its value, then adds the value of the lane beside it
+ * (lane ^ 1), in shared memory or (global) in device memory. Between the
+ * two: 0 a __syncwarp(); planted, a collective that exchanges values but
+ * orders no memory: 1 a shuffle, 2 a ballot, 3 a vote, 4 a match. */
+__global__ void swap_after_collective(int *out, int *scratch, const int *in, int between,
+                                      bool global)
+{
+    __shared__ int words[64];
+    unsigned t = threadIdx.x;
+    int *s = global ? scratch : words, v = in[t];
+    s[t] = v; /* LINE: store for the lane beside */
+    if (between == 0)
+        __syncwarp();
+    else if (between == 1)
+        __shfl_xor_sync(~0u, v, 1); /* LINE: shuffle between */
+    else if (between == 2)
+        __ballot_sync(~0u, v & 1); /* LINE: ballot between */
+    else if (between == 3)
+        __all_sync(~0u, v >= 0); /* LINE: vote between */
+    else
+        __match_any_sync(~0u, v); /* LINE: match between */
+    out[t] = v + s[t ^ 1]; /* LINE: read the lane beside's */
+}
+
+const char *emu_swap_after_collective(int *out, const int *in, int between, int global)
+{
+    int *d_in = device_ints(in, 64), *scratch = named("scratch", 64), *d = device_ints(NULL, 64);
+    swap_after_collective<<<1, 64>>>(d, scratch, d_in, between, global != 0);
+    const char *error = kept(finish());
+    finish_ints(out, d, 64);
+    free_named(scratch);
+    CUDA_CHECK(cudaFree(d_in));
+    return error;
+}
+
 /* ---- bounds of __shared__ arrays -------------------------------------------------- */
 
 /* A block's 64 values through a padded array: one pad word after every

@@ -101,6 +101,10 @@ const char *emu_fibonacci_chain(int *out, int blocks);
 /* out[b]: block b's sum, left in its part's first element */
 const char *emu_global_tree_sum(int *out, const int *in, int blocks, int block, int planted);
 const char *emu_neighbour_values(int *out, const int *in, int block, int planted);
+/* out[t]: lane t's value plus the value of lane t ^ 1, in one block of 64;
+ * between: 0 a __syncwarp(), planted 1 a shuffle, 2 a ballot, 3 a vote, 4 a
+ * match; global: through device memory, else shared */
+const char *emu_swap_after_collective(int *out, const int *in, int between, int global);
 
 const char *emu_lanes_below(unsigned *out, int by_width);
 const char *emu_copy_past_the_end(int what, int past);

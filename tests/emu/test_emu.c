@@ -1073,6 +1073,45 @@ Test(emu, catches_a_neighbours_value_read_with_no_barrier_between, TIMEOUT)
     expect_error_not_saying(error, "__syncwarp()");
 }
 
+/* Shuffles, votes and matches exchange values but order no memory: only
+ * __syncwarp() (or __syncthreads()) lets a lane read what another stored. */
+Test(emu, passes_a_value_read_from_the_lane_beside_after_syncwarp, TIMEOUT)
+{
+    int in[64], out[64];
+    random_ints(in, 64, 100);
+    for (int global = 0; global <= 1; global++) {
+        expect_success(emu_swap_after_collective(out, in, 0, global));
+        for (int t = 0; t < 64; t++)
+            cr_assert_eq(out[t], in[t] + in[t ^ 1], "out[%d] = %d", t, out[t]);
+    }
+}
+
+Test(emu, catches_a_value_read_from_the_lane_beside_after_only_a_shuffle_or_vote, TIMEOUT)
+{
+    static const char *const between[] = {NULL, "__shfl_xor_sync", "__ballot_sync",
+                                          "__all_sync", "__match_any_sync"};
+    static const char *const marks[] = {NULL, "shuffle between", "ballot between",
+                                        "vote between", "match between"};
+    int in[64], out[64];
+    random_ints(in, 64, 100);
+    for (int global = 0; global <= 1; global++)
+        for (int k = 1; k <= 4; k++) {
+            char access[200], only[200];
+            snprintf(access, sizeof access, "reads %s[1] %s, which thread 1%s wrote %s",
+                     global ? "scratch" : "words", at_line("read the lane beside's"),
+                     global ? " of this block" : "", at_line("store for the lane beside"));
+            snprintf(only, sizeof only, "separated only by %s %s, which orders no memory",
+                     between[k], at_line(marks[k]));
+            const char *error = emu_swap_after_collective(out, in, k, global);
+            expect_error_saying(error,
+                                (const char *[]){global ? "a race on global memory"
+                                                        : "a race on shared memory",
+                                                 "thread 0", access, only,
+                                                 "put a __syncwarp() between the two accesses",
+                                                 NULL});
+        }
+}
+
 /* ---- bounds of __shared__ arrays ------------------------------------------------------ */
 
 Test(emu, passes_a_padded_shared_array_with_room_for_its_pads, TIMEOUT)
