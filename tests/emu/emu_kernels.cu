@@ -257,6 +257,25 @@ const char *emu_votes(int *out, int block)
     return finish_ints(out, d, 5 * block);
 }
 
+/* Lanes 8 to 23 shuffle among themselves while the others go on to a
+ * shuffle of the whole warp, which waits for them: valid CUDA (found by
+ * authoring/differential). */
+__global__ void some_lanes_then_the_warp(int *out)
+{
+    unsigned lane = threadIdx.x % 32;
+    int v = (int)lane;
+    if (lane >= 8 && lane < 24)
+        v = __shfl_xor_sync(0x00ffff00u, v, 1);
+    out[threadIdx.x] = __shfl_sync(0xffffffffu, v, 31 - (int)lane);
+}
+
+const char *emu_some_lanes_then_the_warp(int *out, int block)
+{
+    int *d = device_ints(NULL, block);
+    some_lanes_then_the_warp<<<1, block>>>(d);
+    return finish_ints(out, d, block);
+}
+
 /* A planted bug: half the warp shuffles with a full mask while the other
  * half waits at the block barrier. */
 __global__ void half_warp_shuffle(int *out)

@@ -219,6 +219,17 @@ Test(emu, votes_across_a_warp, TIMEOUT)
     }
 }
 
+Test(emu, lets_a_warp_collective_wait_for_lanes_finishing_a_call_of_their_own, TIMEOUT)
+{
+    enum { BLOCK = 64 };
+    int out[BLOCK];
+    expect_success(emu_some_lanes_then_the_warp(out, BLOCK));
+    for (int t = 0; t < BLOCK; t++) {
+        int from = 31 - t % 32, want = from >= 8 && from < 24 ? from ^ 1 : from;
+        cr_assert_eq(out[t], want, "thread %d: %d, expected %d", t, out[t], want);
+    }
+}
+
 Test(emu, stops_a_warp_collective_that_a_lane_of_its_mask_never_reaches, TIMEOUT)
 {
     char shuffle[200], barrier[200];
