@@ -156,6 +156,23 @@ deps-devcontainer:
 check-devcontainer:
 	+@tests/devcontainer/devcontainer-test.sh
 
+# Differential testing (authoring/differential/run.sh): batches of random
+# kernels from gen.c, each built as a lab's file is, by the emulation's
+# compile under EMU=1 (its checks, and the not-provided lines) or by nvcc;
+# DIFFERENTIAL= the folder the batches were written to.
+DIFFERENTIAL ?= build/differential/src
+build/differential/gen: authoring/differential/gen.c
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -o $@ $<
+
+$(BUILD)/differential/%.o: $(DIFFERENTIAL)/%.cu $(COMMON_H) $(CU_REWRITE) | $(CU_TOOL)
+	@mkdir -p $(@D)
+	$(Q)$(KERNEL_COMPILE)
+
+.PRECIOUS: $(BUILD)/differential/%.o
+$(BUILD)/differential/%.bin: $(BUILD)/differential/%.o $(EMU_OBJS)
+	$(Q)$(CXX) -o $@ $^ $(LDLIBS)
+
 # make grade SUBMISSIONS=dir: every folder in dir, each in a sandbox, judged
 # by this checkout's own binaries (grading/grade.sh says how). OUT= where the
 # grades go; WEIGHTS= the points file; JOBS= submissions at once.
