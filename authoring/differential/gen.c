@@ -245,7 +245,11 @@ static void step_vote(void)
 {
     unsigned mask = group_mask(pow2_upto(32));
     int opened = open_mask(mask);
-    switch (rnd(4)) {
+    switch (rnd(5)) {
+    case 4: /* on the bits: 0.25f steps that convert to one integer differ */
+        use("__match_any_sync"), use("float arithmetic");
+        emit("    a += __match_any_sync(0x%08xu, (float)(b & 7u) * 0.25f);\n", mask);
+        break;
     case 0: use("__ballot_sync"); emit("    a ^= __ballot_sync(0x%08xu, b & 0x%xu);\n", mask, 1u << rnd(32)); break;
     case 1:
         use("__all_sync"), use("__any_sync");

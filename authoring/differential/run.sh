@@ -83,6 +83,7 @@ trap 'rm -f "$report"' EXIT
 compared=
 [ -z "$gpu_name" ] && [ ! -d "${AGAINST:-/nonexistent}" ] || compared=1
 first_word() { # BATCH INDEX: the first word the two sides give differently
+    [ -z "${AGAINST:-}" ] || { echo "the checksums (run both sides' programs with the kernel's index for its words)"; return; }
     diff <(build/emu/differential/"$1".bin "$2") <(build/differential/"$1".bin "$2" 2> /dev/null) |
         awk '/^</ { e = substr($0, 3) } /^>/ { print e " under the emulation, " substr($0, 3) " on the GPU"; exit }'
 }

@@ -925,7 +925,7 @@ int __any_sync(unsigned mask, int p)
 {
     return (int)warp_collective("__any_sync", PC, W_ANY, mask, p != 0);
 }
-unsigned __match_any_sync(unsigned mask, unsigned long long value)
+unsigned emu_match_any(unsigned mask, unsigned long long value)
 {
     return (unsigned)warp_collective("__match_any_sync", PC, W_MATCH, mask, value);
 }
