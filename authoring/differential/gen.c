@@ -36,7 +36,8 @@
 
 /* What the census counts: every name use() is given is one of these. */
 static const char *const VOCABULARY[] = {
-    "__global__", "__shared__", "extern __shared__", "__restrict__", "__align__",
+    "__global__", "__device__", "__host__", "__forceinline__", "__launch_bounds__", "__maxnreg__",
+    "__shared__", "extern __shared__", "__restrict__", "__align__",
     "threadIdx", "blockIdx", "blockDim", "gridDim", "dim3", "2-D block", "2-D grid",
     "__syncthreads", "__syncthreads_count", "__syncthreads_and", "__syncthreads_or", "__syncwarp",
     "__shfl_sync", "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync", "shuffle width < 32",
@@ -47,9 +48,9 @@ static const char *const VOCABULARY[] = {
     "__threadfence", "volatile", "__nanosleep", "__ldg",
     "int2", "int4", "uint4", "float4", "make_int2", "make_uint4", "make_float4",
     "reinterpret_cast vector", "__popc", "__popcll", "__clz", "__clzll", "__ffs", "__ffsll",
-    "__brev", "__brevll", "__float_as_uint", "min", "max", "fminf", "fmaxf",
+    "__brev", "__brevll", "__float_as_uint", "__uint_as_float", "min", "max", "fminf", "fmaxf",
     "integer arithmetic", "float arithmetic", "float to integer", "divergent branch",
-    "kernel launch", "cudaMalloc", "cudaMemcpy", "cudaMemset", "cudaGetLastError",
+    "kernel launch", "cudaMalloc", "cudaMemcpy", "cudaMemset", "cudaMemsetAsync", "cudaGetLastError",
     "cudaDeviceSynchronize", "cudaGetErrorString", "cudaDeviceReset",
 };
 enum { WORDS = sizeof VOCABULARY / sizeof *VOCABULARY };
@@ -141,7 +142,7 @@ static void close_mask(int opened)
 static void step_integer(void)
 {
     use("integer arithmetic");
-    switch (rnd(9)) {
+    switch (rnd(10)) {
     case 0: emit("    a = a * 0x%08xu + b;\n    b ^= a >> (b & 31u);\n", odd()); break;
     case 1:
         use("min"), use("max");
@@ -171,6 +172,10 @@ static void step_integer(void)
         emit("    q ^= __brevll(q) >> (a & 63u);\n    q = min(q, (unsigned long long)a * b) + max(q, 0x%xull);\n",
              (unsigned)next64());
         break;
+    case 8:
+        use("__device__"), use("__host__"), use("__forceinline__");
+        emit("    a = mix(a, b) + rotate(b, %uu);\n", rnd(32));
+        break;
     default:
         use("divergent branch");
         emit("    if (b & 0x%xu)\n        a += 0x%08xu;\n    else\n        b -= a >> 1;\n", 1u << rnd(32),
@@ -181,7 +186,11 @@ static void step_integer(void)
 static void step_float(void)
 {
     use("float arithmetic");
-    switch (rnd(4)) {
+    switch (rnd(5)) {
+    case 4: /* from 1.0f up, never a NaN */
+        use("__uint_as_float"), use("fmaxf");
+        emit("    f = fmaxf(f, __uint_as_float(0x3f800000u + (a & 0xffffu)));\n");
+        break;
     case 0: emit("    f = f * 0.5f + (float)(a & 255u) * 0.25f;\n"); break;
     case 1:
         use("fminf"), use("fmaxf");
@@ -532,7 +541,7 @@ static void kernel(unsigned long long seed, unsigned index)
     /* what every kernel and its run use */
     static const char *const always[] = {"__global__", "__restrict__", "threadIdx", "blockIdx", "gridDim",
                                          "dim3", "kernel launch", "cudaMalloc", "cudaMemcpy", "cudaMemset",
-                                         "cudaGetLastError", "cudaDeviceSynchronize", "cudaGetErrorString",
+                                         "cudaMemsetAsync", "cudaGetLastError", "cudaDeviceSynchronize", "cudaGetErrorString",
                                          "cudaDeviceReset"};
     for (unsigned k = 0; k < sizeof always / sizeof *always; k++)
         use(always[k]);
@@ -543,13 +552,23 @@ static void kernel(unsigned long long seed, unsigned index)
     if (need_s || need_sf)
         use("__align__");
 
+    const char *bounds = "";
+    char bound[48];
+    if (rnd(3) == 0) {
+        snprintf(bound, sizeof bound, "__launch_bounds__(%u) ", threads);
+        bounds = bound;
+        use("__launch_bounds__");
+    } else if (rnd(4) == 0) {
+        bounds = "__maxnreg__(64) ";
+        use("__maxnreg__");
+    }
     printf("\n/* kernel %u of seed %llu; uses:", index, seed);
     for (unsigned k = 0; k < WORDS; k++)
         if (uses[k])
             printf(" %s=%u;", VOCABULARY[k], uses[k]);
-    printf(" */\n__global__ void kernel_%u(const unsigned *__restrict__ in, const float *__restrict__ fin,\n"
+    printf(" */\n__global__ void %skernel_%u(const unsigned *__restrict__ in, const float *__restrict__ fin,\n"
            "    unsigned *__restrict__ out, unsigned *scratch, unsigned *__restrict__ xbuf)\n{\n",
-           index);
+           bounds, index);
     if (need_s)
         printf("    __shared__ __align__(16) unsigned s[%u];\n", threads * 4);
     if (need_sf)
@@ -615,7 +634,7 @@ static const char HOST[] =
     "    for (size_t k = 0; k < sizeof kernels / sizeof *kernels; k++) {\n"
     "        const struct kernel_entry *e = &kernels[k];\n"
     "        if (only >= 0 && e->index != (unsigned long)only)\n            continue;\n"
-    "        cudaMemset(out, 0, sizeof h_out);\n        cudaMemset(xbuf, 0, OUT_MOST * sizeof(unsigned));\n"
+    "        cudaMemsetAsync(out, 0, sizeof h_out);\n        cudaMemset(xbuf, 0, OUT_MOST * sizeof(unsigned));\n"
     "        cudaMemcpy(scratch, h_init, sizeof h_init, cudaMemcpyHostToDevice);\n"
     "        e->launch(in, fin, out, scratch, xbuf);\n"
     "        cudaError_t err = cudaGetLastError();\n"
@@ -661,6 +680,11 @@ int main(int argc, char **argv)
     for (unsigned k = 0; k < ATOMIC_OPS; k++)
         printf("%s0x%08xu", k ? ", " : "", ATOMICS[k].init);
     printf("};\n");
+    printf("/* helpers the kernels call, as a lab's kernels do */\n"
+           "__device__ __forceinline__ unsigned mix(unsigned x, unsigned y)\n{\n"
+           "    return (x ^ y >> 7) * 0x9e3779b1u + __popc(y);\n}\n"
+           "__host__ __device__ unsigned rotate(unsigned x, unsigned by)\n{\n"
+           "    return x << (by & 31u) | x >> ((32u - by) & 31u);\n}\n");
     for (unsigned i = first; i < first + count; i++)
         kernel(seed, i);
     printf("%s", "\nstatic const struct kernel_entry {\n    unsigned index, threads;\n"

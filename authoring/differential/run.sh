@@ -165,6 +165,7 @@ mkdir -p "$(dirname "$census")"
                                      next }
                     { printf "| %s | %d | %d |\n", $0, kernels[$0], uses[$0] }' - <(build/differential/gen --vocabulary)
 } > "$census.tmp" && mv "$census.tmp" "$census"
+[ "$disagree" = 0 ] || sed 's/^| [0-9]* | \([0-9]*\) | /differential: kernel \1: /; s/ |$//' "$report" | head -n 5
 echo "differential: $count kernels, $disagree disagreements, in $((SECONDS - started)) s (build ${built} s," \
     "runs $ran s): $census"
 [ "$disagree" = 0 ]
