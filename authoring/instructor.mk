@@ -50,7 +50,8 @@ check: check-skeletons check-scripts $(PROVEN) $(BUILD)/selftest $(BUILD)/probe 
 	@$(BUILD)/selftest --short-filename
 	$(RUN_EMU_TEST)
 	@authoring/prove.sh $(BUILD) $(WRITTEN)
-	@GPU=0 CENSUS=build/differential/census.md authoring/differential/run.sh 200 1 2 | sed 's/^differential:/check: differential:/'
+	@GPU=0 REFERENCE=results/H200/differential.md CENSUS=build/differential/census.md \
+	  authoring/differential/run.sh 200 1 2 | sed 's/^differential:/check: differential:/'
 	@authoring/results-index.sh --check && echo "check: results/ holds only what the tools wrote, and its index is current"
 	@authoring/stage-words.sh $(BUILD)
 	@if [ "$(EMU)" != 1 ] && ! $(BUILD)/probe > /dev/null; then \
@@ -162,8 +163,10 @@ check-devcontainer:
 # race-free kernels from gen.c, each built as a lab's file is, by the
 # emulation's compile under EMU=1 (its checks, and the not-provided lines)
 # or by nvcc; DIFFERENTIAL= the folder the batches were written to. make
-# check runs 200 under the emulation, which must report nothing; on a GPU,
-# run.sh 10000 compares every output word with the GPU's.
+# check runs 200 under the emulation, which must report nothing and give
+# the checksums the H200 gave (results/H200/differential.md records them,
+# while gen.c is unchanged); on a GPU, run.sh 10000 compares every output
+# word with the GPU's.
 DIFFERENTIAL ?= build/differential/src
 build/differential/gen: authoring/differential/gen.c
 	@mkdir -p $(@D)

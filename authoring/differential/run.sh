@@ -12,6 +12,9 @@
 #   GPU=0           the emulation alone, even where a GPU is
 #   AGAINST=DIR     compare with the outputs of an earlier run instead of a
 #                   GPU (its build/differential/out/gpu, copied back)
+#   REFERENCE=FILE  compare with the GPU's checksums that a census FILE
+#                   records (its first 1000 kernels), where they are of this
+#                   gen.c and seed: make check's run, without a GPU
 #   CENSUS=FILE     write the census there instead (make check: a scratch file)
 #   PLANT=race      plant a bug in every kernel (gen.c: the first barrier of
 #                   each block exchange left out), to see it caught
@@ -75,15 +78,32 @@ run_side() { # SIDE BINARY-FOLDER
 run_side emu build/emu/differential
 [ -z "$gpu_name" ] || run_side gpu build/differential
 against=${AGAINST:-$out/gpu}
+# The GPU's checksums a census records, as a run's outputs, if they are of
+# this gen.c and seed; kernels past them are the emulation's alone.
+generator=$(sha256sum authoring/differential/gen.c | cut -c1-16)
+reference=
+if [ -n "${REFERENCE:-}" ] && [ -z "$gpu_name" ] && [ -z "${AGAINST:-}" ]; then
+    if grep -qx "gen.c $generator, seed $seed:" "$REFERENCE" 2> /dev/null; then
+        reference=$REFERENCE against=$out/reference
+        mkdir -p "$against" && rm -f "$against"/*
+        for name in "${names[@]}"; do
+            range=${name#s"$seed"-} first=$((10#${range%%-*})) n=${range#*-} n=${n%%-*}
+            awk -v first="$first" -v n="$n" '$2 == "ok" && $1 >= first && $1 < first + n' \
+                <(sed -n '/^gen.c .*, seed .*:$/,/^```$/p' "$REFERENCE") > "$against/$name.txt"
+        done
+    else
+        echo "differential: $REFERENCE holds no checksums of this gen.c and seed $seed: the emulation alone"
+    fi
+fi
 ran=$((SECONDS - started - built))
 
 # ---- compared, kernel by kernel: a line for each that disagrees
 report=$(mktemp) || exit 1
 trap 'rm -f "$report"' EXIT
 compared=
-[ -z "$gpu_name" ] && [ ! -d "${AGAINST:-/nonexistent}" ] || compared=1
+[ -z "$gpu_name$reference" ] && [ ! -d "${AGAINST:-/nonexistent}" ] || compared=1
 first_word() { # BATCH INDEX: the first word the two sides give differently
-    [ -z "${AGAINST:-}" ] || { echo "the checksums (run both sides' programs with the kernel's index for its words)"; return; }
+    [ -z "${AGAINST:-}$reference" ] || { echo "the checksums (run both sides' programs with the kernel's index for its words)"; return; }
     diff <(build/emu/differential/"$1".bin "$2") <(build/differential/"$1".bin "$2" 2> /dev/null) |
         awk '/^</ { e = substr($0, 3) } /^>/ { print e " under the emulation, " substr($0, 3) " on the GPU"; exit }'
 }
@@ -99,17 +119,18 @@ for name in "${names[@]}"; do
             differ) printf '| %s | %s | outputs differ: %s |\n' "$seed" "$k" "$(first_word "$name" "$k")" >> "$report" ;;
             *) printf '| %s | %s | %s |\n' "$seed" "$k" "${what//|/\\|}$unbuilt" >> "$report" ;;
         esac
-    done < <(awk -v first="$first" -v n="$n" -v compared="$compared" '
+    done < <(awk -v first="$first" -v n="$n" -v compared="$compared" -v partial="$reference" '
         FILENAME == ARGV[1] { emu[$1] = $2 == "ok" ? $3 : "error " substr($0, index($0, " error ") + 7); next }
         { other[$1] = $2 == "ok" ? $3 : "error " substr($0, index($0, " error ") + 7) }
         END {
             for (k = first; k < first + n; k++) {
+                known = k in other
                 e = emu[k]; o = other[k]
                 if (e != "" && e !~ /^error /) print k "\temu-ok"
                 if (o != "" && o !~ /^error /) print k "\tother-ok"
                 if (e == "") print k "\tthe emulation gave no result"
                 else if (e ~ /^error /) print k "\tthe emulation reports: " substr(e, 7)
-                else if (!compared) continue
+                else if (!compared || (partial != "" && !known)) continue
                 else if (o == "") print k "\tthe GPU gave no result"
                 else if (o ~ /^error /) print k "\tthe GPU fails: " substr(o, 7)
                 else print k "\t" (e == o ? "same" : "differ")
@@ -123,7 +144,7 @@ disagree=$(wc -l < "$report")
 mkdir -p "$(dirname "$census")"
 {
     echo "<!-- Written by authoring/differential/run.sh: run it again rather than edit. -->"
-    echo "# Differential testing: the CPU emulation${gpu_name:+ against the $gpu_name}${AGAINST:+ against $AGAINST}"
+    echo "# Differential testing: the CPU emulation${gpu_name:+ against the $gpu_name}${AGAINST:+ against $AGAINST}${reference:+ against the checksums of a GPU in $reference}"
     echo
     echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC')"
     echo "- workbook commit: $(git rev-parse --short HEAD 2> /dev/null || echo unknown)"
@@ -131,7 +152,9 @@ mkdir -p "$(dirname "$census")"
     echo "- machine: $(nproc) CPU cores${gpu_name:+; GPU $gpu_name, CUDA $(nvcc --version 2> /dev/null | tail -n 1)}"
     echo "- kernels: $count of seed $seed, in ${#names[@]} batches of at most $batch"
     echo "- the emulation: $emu_ok ran without a report"
-    if [ -n "$compared" ]; then
+    if [ -n "$reference" ]; then
+        echo "- the other side: the checksums of the GPU in $reference, for $other_ok of the kernels; $same gave the emulation's"
+    elif [ -n "$compared" ]; then
         echo "- the other side: $other_ok ran; $same gave every output word the emulation gave"
     else
         echo "- the other side: none (no GPU here): the emulation's reports alone are checked"
@@ -164,6 +187,17 @@ mkdir -p "$(dirname "$census")"
                                      for (i = 1; i <= NF; i++) { split($i, kv, "="); kernels[kv[1]]++; uses[kv[1]] += kv[2] }
                                      next }
                     { printf "| %s | %d | %d |\n", $0, kernels[$0], uses[$0] }' - <(build/differential/gen --vocabulary)
+    if [ -n "$gpu_name" ]; then
+        echo
+        echo "## The GPU's checksums"
+        echo
+        echo "Of the first kernels, for make check to compare the emulation's with (run.sh REFERENCE=):"
+        echo
+        echo '```text'
+        echo "gen.c $generator, seed $seed:"
+        for name in "${names[@]}"; do cat "$out/gpu/$name.txt" 2> /dev/null; done | awk '$1 < 1000 && $2 == "ok"'
+        echo '```'
+    fi
 } > "$census.tmp" && mv "$census.tmp" "$census"
 [ "$disagree" = 0 ] || sed 's/^| [0-9]* | \([0-9]*\) | /differential: kernel \1: /; s/ |$//' "$report" | head -n 5
 echo "differential: $count kernels, $disagree disagreements, in $((SECONDS - started)) s (build ${built} s," \
