@@ -103,8 +103,10 @@ static int did_last, did_chain;
  * of ATOMICS (an op of one kind a slot: mixed ops would depend on their
  * order), starting at the row's init; then the last block's and the chain's. */
 enum { PARTIAL = 288, TICKET = 296, TOTAL = 297, ORDER = 298, FLAGS = 304, PREFIX = 320, SCRATCH = 512 };
-/* Inputs: IN words, in[] and fin[]; each thread's XBUF word. */
-enum { IN = 4096, OUT_WORDS = 4 };
+/* Inputs of IN words, in[] and fin[]; OUT_WORDS words of out[] a thread, of
+ * at most MOST_BLOCKS blocks of MOST_THREADS. */
+enum { IN = 4096, OUT_WORDS = 4, MOST_BLOCKS = 8, MOST_THREADS = 256 };
+_Static_assert(PARTIAL + MOST_BLOCKS <= TICKET && FLAGS + MOST_BLOCKS <= PREFIX, "scratch regions overlap");
 
 /* ---- warp masks --------------------------------------------------------- */
 /* A union of aligned groups of `group` lanes: every lane a collective of
@@ -395,6 +397,7 @@ static const struct atomic_op ATOMICS[] = {
     {"atomicCAS", "unsigned long long", "atomic unsigned long long", "(unsigned long long)b << 8", 0},
 };
 enum { ATOMIC_OPS = sizeof ATOMICS / sizeof *ATOMICS };
+_Static_assert(16 * ATOMIC_OPS <= PARTIAL, "the atomics' rows run into the last block's words");
 
 /* One atomic on `place` (an lvalue of its type). */
 static void emit_atomic(const struct atomic_op *op, const char *place)
@@ -522,13 +525,13 @@ static void kernel(unsigned long long seed, unsigned index)
     memset(uses, 0, sizeof uses);
     need_s = need_sf = need_acc = need_facc = need_qacc = need_tile = need_dyn = need_last = 0;
     did_last = did_chain = 0;
-    static const unsigned sizes[] = {32, 64, 128, 256};
+    static const unsigned sizes[] = {32, 64, 128, MOST_THREADS};
     threads = sizes[rnd(4)];
     by = rnd(2) ? 1 : 1u << rnd(4);
     while (threads / by < 4)
         by /= 2;
     bx = threads / by;
-    gx = 1 + rnd(4);
+    gx = 1 + rnd(MOST_BLOCKS / 2);
     gy = rnd(3) ? 1 : 2;
     blocks = gx * gy;
     if (by > 1)
@@ -675,7 +678,7 @@ int main(int argc, char **argv)
            seed, first, count, first, first + count - 1, seed);
     printf("#include <cuda_runtime.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n");
     printf("enum { IN = %u, SCRATCH = %u, OUT_MOST = %u };\n", (unsigned)IN, (unsigned)SCRATCH,
-           8 * 256 * OUT_WORDS);
+           MOST_BLOCKS * MOST_THREADS * OUT_WORDS);
     printf("static const unsigned row_init[] = {");
     for (unsigned k = 0; k < ATOMIC_OPS; k++)
         printf("%s0x%08xu", k ? ", " : "", ATOMICS[k].init);
