@@ -172,7 +172,8 @@ build/differential/gen: authoring/differential/gen.c
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -o $@ $<
 
-$(BUILD)/differential/%.o: $(DIFFERENTIAL)/%.cu $(COMMON_H) $(CU_REWRITE) | $(CU_TOOL)
+$(BUILD)/differential/%.o: CPPFLAGS += -Iauthoring/differential
+$(BUILD)/differential/%.o: $(DIFFERENTIAL)/%.cu authoring/differential/host.cuh $(COMMON_H) $(CU_REWRITE) | $(CU_TOOL)
 	@mkdir -p $(@D)
 	$(Q)$(KERNEL_COMPILE)
 

@@ -25,9 +25,8 @@
  *     block stored before its ticket) and a chain in the order of tickets,
  *     a block waiting on a volatile flag that the one before it stored
  *     after a __threadfence().
- * The main prints "INDEX ok CHECKSUM" or "INDEX error MESSAGE" a kernel
- * (an emulation's report is an error); with an argument INDEX, that
- * kernel's words, a line each. */
+ * Its host half, host.cuh, prints "INDEX ok CHECKSUM" or "INDEX error WHY"
+ * a kernel. */
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -609,57 +608,6 @@ static void kernel(unsigned long long seed, unsigned index)
     printf("#define THREADS_%u %u\n", index, threads * blocks);
 }
 
-static const char HOST[] =
-    "static unsigned long long hash(unsigned long long h, const unsigned *w, size_t n)\n{\n"
-    "    for (size_t i = 0; i < n; i++)\n        h = (h ^ w[i]) * 0x100000001b3ull;\n    return h;\n}\n"
-    "static unsigned h_in[IN], h_scratch[SCRATCH], h_out[OUT_MOST], h_init[SCRATCH];\n"
-    "static float h_fin[IN];\n"
-    "static unsigned *in, *out, *scratch, *xbuf;\n"
-    "static float *fin;\n"
-    "/* The device's buffers and inputs, again after a failed kernel: its error sticks. */\n"
-    "static int setup(void)\n{\n"
-    "    cudaDeviceReset();\n"
-    "    return cudaMalloc(&in, sizeof h_in) || cudaMalloc(&fin, sizeof h_fin) || cudaMalloc(&out, sizeof h_out) ||\n"
-    "           cudaMalloc(&scratch, sizeof h_scratch) || cudaMalloc(&xbuf, OUT_MOST * sizeof(unsigned)) ||\n"
-    "           cudaMemcpy(in, h_in, sizeof h_in, cudaMemcpyHostToDevice) ||\n"
-    "           cudaMemcpy(fin, h_fin, sizeof h_fin, cudaMemcpyHostToDevice);\n}\n"
-    "int main(int argc, char **argv)\n{\n"
-    "    long only = argc > 1 ? atol(argv[1]) : -1; /* that kernel's words, a line each */\n"
-    "    unsigned long long x = 12345;\n"
-    "    for (unsigned i = 0; i < IN; i++) {\n"
-    "        x = x * 6364136223846793005ull + 1442695040888963407ull;\n"
-    "        h_in[i] = (unsigned)(x >> 32);\n"
-    "        h_fin[i] = (float)(h_in[i] % 1024u) * 0.25f;\n    }\n"
-    "    for (unsigned i = 0; i < SCRATCH; i++)\n"
-    "        h_init[i] = i / 16 < sizeof row_init / sizeof *row_init ? row_init[i / 16] : 0;\n"
-    "    if (setup()) {\n"
-    "        printf(\"setup error %s\\n\", cudaGetErrorString(cudaGetLastError()));\n        return 1;\n    }\n"
-    "    for (size_t k = 0; k < sizeof kernels / sizeof *kernels; k++) {\n"
-    "        const struct kernel_entry *e = &kernels[k];\n"
-    "        if (only >= 0 && e->index != (unsigned long)only)\n            continue;\n"
-    "        cudaMemsetAsync(out, 0, sizeof h_out);\n        cudaMemset(xbuf, 0, OUT_MOST * sizeof(unsigned));\n"
-    "        cudaMemcpy(scratch, h_init, sizeof h_init, cudaMemcpyHostToDevice);\n"
-    "        e->launch(in, fin, out, scratch, xbuf);\n"
-    "        cudaError_t err = cudaGetLastError();\n"
-    "        if (err == cudaSuccess)\n            err = cudaDeviceSynchronize();\n"
-    "        size_t words = (size_t)e->threads * 4;\n"
-    "        if (err == cudaSuccess)\n"
-    "            err = cudaMemcpy(h_out, out, words * sizeof(unsigned), cudaMemcpyDeviceToHost);\n"
-    "        if (err == cudaSuccess)\n"
-    "            err = cudaMemcpy(h_scratch, scratch, sizeof h_scratch, cudaMemcpyDeviceToHost);\n"
-    "        if (err != cudaSuccess) {\n"
-    "            char why[4096];\n            snprintf(why, sizeof why, \"%s\", cudaGetErrorString(err));\n"
-    "            for (char *c = why; *c; c++)\n                if (*c == '\\n' || *c == '\\t')\n                    *c = ' ';\n"
-    "            printf(\"%u error %s\\n\", e->index, why);\n"
-    "            if (setup()) {\n                printf(\"setup error after kernel %u\\n\", e->index);\n                return 1;\n            }\n"
-    "            continue;\n        }\n"
-    "        if (only >= 0) {\n"
-    "            for (size_t i = 0; i < words; i++)\n                printf(\"out[%zu] %08x\\n\", i, h_out[i]);\n"
-    "            for (size_t i = 0; i < SCRATCH; i++)\n                printf(\"scratch[%zu] %08x\\n\", i, h_scratch[i]);\n"
-    "            continue;\n        }\n"
-    "        printf(\"%u ok %016llx\\n\", e->index, hash(hash(14695981039346656037ull, h_out, words), h_scratch, SCRATCH));\n"
-    "    }\n    return 0;\n}\n";
-
 int main(int argc, char **argv)
 {
     if (argc == 2 && !strcmp(argv[1], "--vocabulary")) {
@@ -676,7 +624,7 @@ int main(int argc, char **argv)
     unsigned first = (unsigned)strtoul(argv[2], NULL, 10), count = (unsigned)strtoul(argv[3], NULL, 10);
     printf("/* Written by authoring/differential/gen.c %llu %u %u: kernels %u to %u of seed %llu. */\n",
            seed, first, count, first, first + count - 1, seed);
-    printf("#include <cuda_runtime.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n");
+    printf("#include <cuda_runtime.h>\n");
     printf("enum { IN = %u, SCRATCH = %u, OUT_MOST = %u };\n", (unsigned)IN, (unsigned)SCRATCH,
            MOST_BLOCKS * MOST_THREADS * OUT_WORDS);
     printf("static const unsigned row_init[] = {");
@@ -696,6 +644,6 @@ int main(int argc, char **argv)
     for (unsigned i = first; i < first + count; i++)
         printf("    {%u, THREADS_%u, launch_%u},\n", i, i, i);
     printf("};\n");
-    printf("\n/* ---- the host: each kernel on the same inputs; its outputs' checksum ---- */\n%s", HOST);
+    printf("\n#include \"host.cuh\" /* authoring/differential's: runs each kernel, prints its checksum */\n");
     return 0;
 }
