@@ -82,7 +82,7 @@ prove: $(PROVEN) $(BUILD)/probe $(EMU_TEST)
 # Every shell script, as shellcheck reads it (make deps installs it here).
 # Without it the check says so, and fails where it must not be missed: in
 # CI (WORKBOOK_MAINTAINER=1).
-SCRIPTS := $(wildcard tools/*.sh grading/*.sh grading/gradescope/* authoring/*.sh tests/*.sh \
+SCRIPTS := $(wildcard tools/*.sh grading/*.sh grading/gradescope/* authoring/*.sh authoring/*/*.sh tests/*.sh \
                       tests/*/*.sh .ci/run .devcontainer/*.sh)
 DEPS_EXTRA += shellcheck
 check-scripts:
@@ -310,3 +310,7 @@ help::
 	@echo "                           and worker counts, under load: fails on any report"
 	@echo "  make mutants             plant the usual student mistakes (tests/mutants) and check"
 	@echo "                           that the tests catch each and name its cause (LAB= some)"
+	@echo "  authoring/differential/run.sh 10000 1 16   random race-free kernels (count, seed, jobs)"
+	@echo "                           under the emulation and, on a GPU, on it: every output word"
+	@echo "                           compared, results/<gpu>/differential.md (common/emu/SUPPORT.md:"
+	@echo "                           what each construct the course uses is tested by)"
