@@ -50,6 +50,8 @@ check: check-skeletons check-scripts $(PROVEN) $(BUILD)/selftest $(BUILD)/probe 
 	@$(BUILD)/selftest --short-filename
 	$(RUN_EMU_TEST)
 	@authoring/prove.sh $(BUILD) $(WRITTEN)
+	@GPU=0 REFERENCE=results/H200/differential.md CENSUS=build/differential/census.md \
+	  authoring/differential/run.sh 200 1 2 | sed 's/^differential:/check: differential:/'
 	@authoring/results-index.sh --check && echo "check: results/ holds only what the tools wrote, and its index is current"
 	@authoring/stage-words.sh $(BUILD)
 	@if [ "$(EMU)" != 1 ] && ! $(BUILD)/probe > /dev/null; then \
@@ -80,7 +82,7 @@ prove: $(PROVEN) $(BUILD)/probe $(EMU_TEST)
 # Every shell script, as shellcheck reads it (make deps installs it here).
 # Without it the check says so, and fails where it must not be missed: in
 # CI (WORKBOOK_MAINTAINER=1).
-SCRIPTS := $(wildcard tools/*.sh grading/*.sh grading/gradescope/* authoring/*.sh tests/*.sh \
+SCRIPTS := $(wildcard tools/*.sh grading/*.sh grading/gradescope/* authoring/*.sh authoring/*/*.sh tests/*.sh \
                       tests/*/*.sh .ci/run .devcontainer/*.sh)
 DEPS_EXTRA += shellcheck
 check-scripts:
@@ -89,6 +91,7 @@ check-scripts:
 	else shellcheck -x $(SCRIPTS) && echo "check: shellcheck finds nothing in the \
 	$(words $(SCRIPTS)) scripts"; fi
 	@authoring/includes.sh --check
+	@authoring/support-matrix.sh --check
 
 # The tests against the mistakes students make: each planted in a copy of
 # the solution, caught, and its cause named in the report. JOBS=N: N copies
@@ -156,6 +159,28 @@ deps-devcontainer:
 	@tools/deps.sh "$(NVCC)" debootstrap
 check-devcontainer:
 	+@tests/devcontainer/devcontainer-test.sh
+
+# Differential testing (authoring/differential/run.sh): batches of random
+# race-free kernels from gen.c, each built as a lab's file is, by the
+# emulation's compile under EMU=1 (its checks, and the not-provided lines)
+# or by nvcc; DIFFERENTIAL= the folder the batches were written to. make
+# check runs 200 under the emulation, which must report nothing and give
+# the checksums the H200 gave (results/H200/differential.md records them,
+# while gen.c is unchanged); on a GPU, run.sh 10000 compares every output
+# word with the GPU's.
+DIFFERENTIAL ?= build/differential/src
+build/differential/gen: authoring/differential/gen.c
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -o $@ $<
+
+$(BUILD)/differential/%.o: CPPFLAGS += -Iauthoring/differential
+$(BUILD)/differential/%.o: $(DIFFERENTIAL)/%.cu authoring/differential/host.cuh $(COMMON_H) $(CU_REWRITE) | $(CU_TOOL)
+	@mkdir -p $(@D)
+	$(Q)$(KERNEL_COMPILE)
+
+.PRECIOUS: $(BUILD)/differential/%.o
+$(BUILD)/differential/%.bin: $(BUILD)/differential/%.o $(EMU_OBJS)
+	$(Q)$(CXX) -o $@ $^ $(LDLIBS)
 
 # make grade SUBMISSIONS=dir: every folder in dir, each in a sandbox, judged
 # by this checkout's own binaries (grading/grade.sh says how). OUT= where the
@@ -287,3 +312,7 @@ help::
 	@echo "  make mutants             plant the usual student mistakes (tests/mutants) and check"
 	@echo "                           that the tests catch each and name its cause (LAB= some;"
 	@echo "                           JOBS=8: eight copies side by side; EMU=0: on the GPU)"
+	@echo "  authoring/differential/run.sh 10000 1 16   random race-free kernels (count, seed, jobs)"
+	@echo "                           under the emulation and, on a GPU, on it: every output word"
+	@echo "                           compared, results/<gpu>/differential.md (common/emu/SUPPORT.md:"
+	@echo "                           what each construct the course uses is tested by)"

@@ -9,6 +9,8 @@
 #   results/<gpu>/<lab>/bench.*  make bench: CSV, the tables it printed, plots
 #   results/<gpu>/mutants.md, profile.md   the census of planted mistakes and
 #                                make profile on the GPU, as printed
+#   results/<gpu>/differential.md   the emulation against the GPU on random
+#                                kernels (authoring/differential/run.sh)
 #   results/<gpu>/<lab>/experiment-<name>.txt   what a program of the
 #                                notebook printed, as printed, where a handout
 #                                argues from its table (its source stays in
@@ -35,7 +37,7 @@ while IFS= read -r f; do
     rel=${f#results/} ok=
     case $rel in
         README.md | emulation/*.md | emulation/*.txt) ok=1 ;;
-        */machine.md | */check.md | */mutants.md | */profile.md) [[ $rel == */*/* ]] || ok=1 ;;
+        */machine.md | */check.md | */mutants.md | */profile.md | */differential.md) [[ $rel == */*/* ]] || ok=1 ;;
         */*/run.md | */*/bench.csv | */*/bench.log | */*/bench.svg | */*/bench-*.svg | */*/experiment-*.txt)
             lab=${rel#*/} lab=${lab%%/*}
             [[ " $LABS " == *" $lab "* && $rel != */*/*/* ]] && ok=1 ;;

@@ -71,7 +71,6 @@ void __syncwarp(unsigned mask = 0xffffffffu);
 unsigned __ballot_sync(unsigned mask, int predicate);
 int __all_sync(unsigned mask, int predicate);
 int __any_sync(unsigned mask, int predicate);
-unsigned __match_any_sync(unsigned mask, unsigned long long value);
 unsigned __activemask();
 
 enum emu_shuffle_kind { EMU_SHFL_IDX, EMU_SHFL_UP, EMU_SHFL_DOWN, EMU_SHFL_XOR };
@@ -90,6 +89,16 @@ EMU_INLINE T emu_shuffle_as(emu_shuffle_kind kind, unsigned mask, T v, int lane,
     bits = emu_shuffle(kind, mask, bits, lane, width);
     memcpy(&v, &bits, sizeof v);
     return v;
+}
+/* Lanes match on their values' bits, as CUDA compares them: a float's too
+ * (3.25f and 3.75f differ, though both convert to 3). */
+unsigned emu_match_any(unsigned mask, unsigned long long bits);
+template <typename T> EMU_INLINE unsigned __match_any_sync(unsigned mask, T value)
+{
+    static_assert(sizeof(T) <= 8, "__match_any_sync compares values of at most 8 bytes");
+    unsigned long long bits = 0;
+    memcpy(&bits, &value, sizeof value);
+    return emu_match_any(mask, bits);
 }
 template <typename T> EMU_INLINE T __shfl_sync(unsigned mask, T v, int src, int width = 32)
 {

@@ -286,8 +286,9 @@ static void report_disagreement(block_runner &r, unsigned w, unsigned first, uns
 
 /* Every waiting lane must be in its own mask, and the lanes of the first
  * one's mask that are here must make its call with its mask. Returns those
- * lanes (first among them), or 0 once it has failed the launch. */
-static unsigned check_masks(block_runner &r, unsigned w, unsigned lanes, unsigned first)
+ * lanes (first among them), or 0: when a lane of the mask waits in another
+ * call (reported if `report`), or once it has failed the launch. */
+static unsigned check_masks(block_runner &r, unsigned w, unsigned lanes, unsigned first, bool report)
 {
     const fiber *f = r.fibers + w * 32;
     const warp_call &c = f[first].call;
@@ -303,7 +304,8 @@ static unsigned check_masks(block_runner &r, unsigned w, unsigned lanes, unsigne
         if (!(c.mask >> l & 1))
             continue;
         if (mine.mask != c.mask || mine.op != c.op) {
-            report_disagreement(r, w, first, l);
+            if (report)
+                report_disagreement(r, w, first, l);
             return 0;
         }
         present |= 1u << l;
@@ -431,28 +433,38 @@ static void release_lanes(block_runner &r, unsigned w, unsigned lanes, unsigned 
     tell_collective(r, w, present);
 }
 
-/* Complete the collective the waiting lanes of warp w are in, if every lane
- * their mask names has arrived (or returned, which CUDA allows). Returns
- * false if it cannot complete now; fails the launch if it never can. */
+/* Complete a collective the waiting lanes of warp w are in, if every lane
+ * its mask names has arrived (or returned, which CUDA allows). Lanes of a
+ * mask may first finish another call: some lanes' call while the others
+ * wait in the next one, a call of the whole warp. Returns false if none can
+ * complete now; fails the launch if the first never can. */
 static bool settle_warp(block_runner &r, unsigned w, bool stuck)
 {
     unsigned lanes = std::min(32u, r.threads - w * 32);
     unsigned first = first_waiting(r, w, lanes);
     if (first == lanes)
         return false;
-    unsigned present = check_masks(r, w, lanes, first);
-    if (!present)
-        return false;
-    unsigned missing = missing_lanes(r, w, lanes, r.fibers[w * 32 + first].call.mask);
-    if (missing) {
-        if (stuck)
-            report_missing(r, w, lanes, first, present, missing);
-        return false;
+    for (unsigned l = first, tried = 0; l < lanes; l++) {
+        if (r.fibers[w * 32 + l].now != AT_WARP || (tried >> l & 1))
+            continue;
+        unsigned present = check_masks(r, w, lanes, l, false);
+        if (aborted)
+            return false;
+        tried |= present | 1u << l;
+        if (!present || missing_lanes(r, w, lanes, r.fibers[w * 32 + l].call.mask))
+            continue;
+        if (!deliver_results(r, w, lanes, present))
+            return false;
+        release_lanes(r, w, lanes, present);
+        return true;
     }
-    if (!deliver_results(r, w, lanes, present))
-        return false;
-    release_lanes(r, w, lanes, present);
-    return true;
+    if (stuck) {
+        unsigned present = check_masks(r, w, lanes, first, true);
+        if (present)
+            report_missing(r, w, lanes, first, present,
+                           missing_lanes(r, w, lanes, r.fibers[w * 32 + first].call.mask));
+    }
+    return false;
 }
 
 /* ---- blocks ------------------------------------------------------------ */
@@ -922,7 +934,7 @@ int __any_sync(unsigned mask, int p)
 {
     return (int)warp_collective("__any_sync", PC, W_ANY, mask, p != 0);
 }
-unsigned __match_any_sync(unsigned mask, unsigned long long value)
+unsigned emu_match_any(unsigned mask, unsigned long long value)
 {
     return (unsigned)warp_collective("__match_any_sync", PC, W_MATCH, mask, value);
 }

@@ -10,7 +10,9 @@
 #
 # Found: the emulation's own refusals ("the CPU emulation does not provide
 # X; on a GPU this compiles", from its headers: cooperative_groups.h,
-# collectives.h, not-provided/), CUDA headers the system does not have, and
+# collectives.h, not-provided/), CUDA headers the system does not have,
+# CUDA's device functions the compiler finds undeclared (those the toolkit
+# declares: not-provided/device-functions.txt, authoring/cuda-names.sh), and
 # names the compiler cannot find in CUB's, cooperative groups', cuda:: or
 # thrust's namespaces (or in an alias FILE.cu gives one of them).
 
@@ -56,6 +58,10 @@ BEGIN {
             alias[name] = target
         }
     close(source)
+    functions = "common/emu/not-provided/device-functions.txt"
+    while ((getline line < functions) > 0)
+        if (line !~ /^#/) device_function[line] = 1
+    close(functions)
 }
 
 {
@@ -78,6 +84,10 @@ BEGIN {
         if (header ~ /^(cuda|cub|thrust|cooperative_groups|nv|crt)\// ||
             header ~ /^(cuda[A-Za-z0-9_]*|mma|sm_[0-9]+_[a-z_]+|curand[a-z_]*|cublas[A-Za-z_]*|cufft[A-Za-z_]*|cusparse[a-z_]*|cusolver[A-Za-z_]*|nvrtc|nvtx[A-Za-z0-9_]*|device_[a-z_]+|vector_[a-z_]+|math_constants|builtin_types|driver_types|host_defines)\.(h|hpp|cuh)$/)
             note("<" header ">", where)
+    } else if (match(line, /error: .* was not declared in this scope|error: use of undeclared identifier .*/)) {
+        name = substr(line, RSTART + 7)
+        sub(/ was not declared.*/, "", name); sub(/^use of undeclared identifier /, "", name)
+        if (unquote(name) in device_function) note(unquote(name), where)
     } else if (match(line, /error: .* is not a member of .*/)) {
         split(substr(line, RSTART + 7), part, / is not a member of /)
         sub(/;.*/, "", part[2])

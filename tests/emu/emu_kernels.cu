@@ -242,19 +242,39 @@ const char *emu_shuffles(int *out, int block)
 __global__ void votes(int *out)
 {
     unsigned lane = threadIdx.x % 32;
-    int *o = out + 5 * threadIdx.x;
+    int *o = out + 6 * threadIdx.x;
     o[0] = (int)__ballot_sync(0xffffffffu, lane % 2);
     o[1] = __all_sync(0xffffffffu, lane < 32);
     o[2] = __any_sync(0xffffffffu, lane == 7);
     o[3] = (int)__activemask();
     o[4] = (int)__match_any_sync(0xffffffffu, lane / 4);
+    o[5] = (int)__match_any_sync(0xffffffffu, (float)(lane / 4) + 0.25f * (float)(lane % 2));
 }
 
 const char *emu_votes(int *out, int block)
 {
-    int *d = device_ints(NULL, 5 * block);
+    int *d = device_ints(NULL, 6 * block);
     votes<<<1, block>>>(d);
-    return finish_ints(out, d, 5 * block);
+    return finish_ints(out, d, 6 * block);
+}
+
+/* Lanes 8 to 23 shuffle among themselves while the others go on to a
+ * shuffle of the whole warp, which waits for them: valid CUDA (found by
+ * authoring/differential). */
+__global__ void some_lanes_then_the_warp(int *out)
+{
+    unsigned lane = threadIdx.x % 32;
+    int v = (int)lane;
+    if (lane >= 8 && lane < 24)
+        v = __shfl_xor_sync(0x00ffff00u, v, 1);
+    out[threadIdx.x] = __shfl_sync(0xffffffffu, v, 31 - (int)lane);
+}
+
+const char *emu_some_lanes_then_the_warp(int *out, int block)
+{
+    int *d = device_ints(NULL, block);
+    some_lanes_then_the_warp<<<1, block>>>(d);
+    return finish_ints(out, d, block);
 }
 
 /* A planted bug: half the warp shuffles with a full mask while the other

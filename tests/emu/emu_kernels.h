@@ -32,6 +32,7 @@ const char *emu_two_barriers(void);
 const char *emu_barrier_counts(int *out, int block);
 const char *emu_shuffles(int *out, int block);
 const char *emu_votes(int *out, int block);
+const char *emu_some_lanes_then_the_warp(int *out, int block);
 const char *emu_missing_lane(void);
 const char *emu_bits(int *out, const int *in, int n);
 const char *emu_atomics(struct counters_out *out, int blocks, int block);

@@ -393,6 +393,7 @@ Test(collectives, what_is_not_emulated_is_named_with_its_line, TIMEOUT)
         "cooperative_groups::tiled_partition of more than 32 threads",
         "cooperative_groups::thread_block_tile::match_all", "cub::BlockRadixSort",
         "cub::WarpReduce::HeadSegmentedSum", "cub::DeviceReduce::Max", "cuda::std::minus",
+        "__reduce_add_sync", "__match_all_sync", "atomicAdd_block", "__ldcg",
     };
     const char *lines = not_provided("-DWITH_HEADERS");
     for (size_t k = 0; k < sizeof names / sizeof *names; k++)

@@ -208,14 +208,27 @@ Test(emu, shuffles_as_cuda_defines_them, TIMEOUT)
 Test(emu, votes_across_a_warp, TIMEOUT)
 {
     enum { BLOCK = 64 };
-    int out[5 * BLOCK];
+    int out[6 * BLOCK];
     expect_success(emu_votes(out, BLOCK));
     for (int t = 0; t < BLOCK; t++) {
         int lane = t % 32;
-        int want[5] = {(int)0xAAAAAAAAu, 1, 1, -1, (int)(0xFu << (lane / 4 * 4))};
-        for (int k = 0; k < 5; k++)
-            cr_assert_eq(out[5 * t + k], want[k], "thread %d, vote %d: %#x, expected %#x", t, k,
-                         (unsigned)out[5 * t + k], (unsigned)want[k]);
+        /* floats match on their bits: 1.25f is not 1.0f */
+        int want[6] = {(int)0xAAAAAAAAu, 1, 1, -1, (int)(0xFu << (lane / 4 * 4)),
+                       (int)(0x5u << (lane / 4 * 4 + lane % 2))};
+        for (int k = 0; k < 6; k++)
+            cr_assert_eq(out[6 * t + k], want[k], "thread %d, vote %d: %#x, expected %#x", t, k,
+                         (unsigned)out[6 * t + k], (unsigned)want[k]);
+    }
+}
+
+Test(emu, lets_a_warp_collective_wait_for_lanes_finishing_a_call_of_their_own, TIMEOUT)
+{
+    enum { BLOCK = 64 };
+    int out[BLOCK];
+    expect_success(emu_some_lanes_then_the_warp(out, BLOCK));
+    for (int t = 0; t < BLOCK; t++) {
+        int from = 31 - t % 32, want = from >= 8 && from < 24 ? from ^ 1 : from;
+        cr_assert_eq(out[t], want, "thread %d: %d, expected %d", t, out[t], want);
     }
 }
 
