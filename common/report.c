@@ -309,7 +309,7 @@ int time_out_encode(const struct time_out *t, char *out, size_t len)
 bool time_out_decode(const char *text, struct time_out *t)
 {
     int end = 0;
-    if (strncmp(text, TIME_OUT_VERSION, strlen(TIME_OUT_VERSION)) != 0)
+    if (!text || strncmp(text, TIME_OUT_VERSION, strlen(TIME_OUT_VERSION)) != 0)
         return false;
     return sscanf(text + strlen(TIME_OUT_VERSION),
                   "limit %lf s, after %lf s, CPU %lf s, load %lf on %d cores%n", &t->limit,
