@@ -444,7 +444,7 @@ ReportHook(POST_ALL)(struct criterion_global_stats *stats)
         size_t count = collect(ss, f);
         struct tally t = tally_of(ss);
         if (count)
-            print_stage_failures(s, ss, f, count, !failed_before, ss->tests_skipped);
+            print_stage_failures(s, ss, f, count, !failed_before, t.skipped);
         else if (t.technique_failed)
             print_technique_failure(s, &t);
         failed_before |= count > 0 || t.technique_failed;
