@@ -27,8 +27,9 @@
  * TECHNIQUE_TIMES as long. The test stops itself (before_gpu_test), through
  * Criterion's assertions: Criterion's own time-out is never armed, since in
  * Criterion 2.4 a test that ends as its timer fires aborts the whole runner
- * ("The test has already ended, invalid state 'timeout'"), and no stage
- * gets a verdict. */
+ * ("The test has already ended, invalid state 'timeout'"), and one stopped
+ * before it has begun deadlocks it: either way no stage gets a verdict
+ * (tests/load). */
 #define GPU_TEST_TIMEOUT 30.0
 #define TECHNIQUE_TIMES 4
 
