@@ -357,7 +357,8 @@ help::
 	@echo "  V=1 shows every compiler command; NO_COLOR=1 turns colour off"
 	@echo "  FORMAT=junit (or json, tap): make test also writes each lab's results in that format,"
 	@echo "        as Criterion does, to $(BUILD)/reports/<lab>.xml (.json, .tap)"
-	@echo "  TESTFLAGS=--verbose (any of Criterion's own options) for the test binaries"
+	@echo "  TESTFLAGS=--verbose (any of Criterion's own options) for the test binaries;"
+	@echo "        --timeout=120 gives each test 120 s (default 30)"
 	@[ -z "$(STUDENT_COPY)" ] || echo "  make check               the kit's own checks: every lab builds, the harness's tests pass"
 	@echo "  make deps                install Criterion, pandoc and gnuplot (apt; Homebrew on a Mac)"
 

@@ -52,6 +52,7 @@ check: check-skeletons check-scripts $(PROVEN) $(BUILD)/selftest $(BUILD)/probe 
 	@authoring/prove.sh $(BUILD) $(WRITTEN)
 	@GPU=0 REFERENCE=results/H200/differential.md CENSUS=build/differential/census.md \
 	  authoring/differential/run.sh 200 1 2 | sed 's/^differential:/check: differential:/'
+	@tests/load/load-test.sh $(BUILD) map reduce
 	@authoring/results-index.sh --check && echo "check: results/ holds only what the tools wrote, and its index is current"
 	@authoring/stage-words.sh $(BUILD)
 	@if [ "$(EMU)" != 1 ] && ! $(BUILD)/probe > /dev/null; then \
@@ -74,10 +75,12 @@ proven-technique-runs:
 	  $(foreach t,skeletons solutions,$(foreach l,$(WRITTEN),build/emu/$(t)/$(l)/run))
 endif
 
-# The tests' honesty, proven in this build: pass on solutions, fail on skeletons.
+# The tests' honesty, proven in this build: pass on solutions, fail on
+# skeletons; and under load, every stage a verdict (tests/load).
 prove: $(PROVEN) $(BUILD)/probe $(EMU_TEST)
 	$(RUN_EMU_TEST)
 	@authoring/prove.sh $(BUILD) $(WRITTEN)
+	@tests/load/load-test.sh $(BUILD) map reduce
 
 # Every shell script, as shellcheck reads it (make deps installs it here).
 # Without it the check says so, and fails where it must not be missed: in

@@ -294,3 +294,25 @@ bool report_decode(const char *text, struct report *r)
             return false;
     return strcmp(at, "end") == 0;
 }
+
+/* ---- a test stopped at its time limit ------------------------------------ */
+
+#define TIME_OUT_VERSION "workbook time-out 1: "
+
+int time_out_encode(const struct time_out *t, char *out, size_t len)
+{
+    return snprintf(out, len,
+                    TIME_OUT_VERSION "limit %g s, after %.1f s, CPU %.1f s, load %.2f on %d cores",
+                    t->limit, t->clock, t->cpu, t->load, t->cores);
+}
+
+bool time_out_decode(const char *text, struct time_out *t)
+{
+    int end = 0;
+    if (!text || strncmp(text, TIME_OUT_VERSION, strlen(TIME_OUT_VERSION)) != 0)
+        return false;
+    return sscanf(text + strlen(TIME_OUT_VERSION),
+                  "limit %lf s, after %lf s, CPU %lf s, load %lf on %d cores%n", &t->limit,
+                  &t->clock, &t->cpu, &t->load, &t->cores, &end) == 5 &&
+           !text[strlen(TIME_OUT_VERSION) + (size_t)end];
+}

@@ -14,6 +14,8 @@
  *   WORKBOOK_SUMMARY=FILE  the per-stage lines go to FILE (make test prints
  *                          it last, after the run tables)
  *   WORKBOOK_PASSED=FILE   the stages whose every test passed, for the table
+ *   WORKBOOK_TEST_SECONDS  each test's time limit (testing.h); Criterion's
+ *                          --timeout=S (TESTFLAGS) sets it
  *   STAGE, VARIANT, SEED   as the Makefile documents them
  */
 #define _GNU_SOURCE
@@ -118,6 +120,17 @@ static int stage_index(const char *name)
     return -1;
 }
 
+/* Whether a test was stopped at its time limit (testing.c); *t its record. */
+bool stopped_at_limit(const struct criterion_test_stats *ts, struct time_out *t)
+{
+    if (ts->test_status != CR_STATUS_FAILED)
+        return false;
+    for (struct criterion_assert_stats *a = ts->asserts; a; a = a->next)
+        if (!a->passed && a->message && time_out_decode(a->message, t))
+            return true;
+    return false;
+}
+
 /* The first test of stage s to time out, or NULL. */
 const struct criterion_test *hung_in(const struct stage *s)
 {
@@ -216,7 +229,8 @@ ReportHook(POST_TEST)(struct criterion_test_stats *stats)
     done++;
     progress();
     int k = stage_index(stats->test->category);
-    if (stats->timed_out && k >= 0 && !hung[k] && !is_technique(stats->test)) {
+    struct time_out t;
+    if (stopped_at_limit(stats, &t) && k >= 0 && !hung[k] && !is_technique(stats->test)) {
         hung[k] = stats->test;
         skip_rest_of_suite(stats->test->category);
     }
@@ -333,6 +347,13 @@ int main(int argc, char *argv[])
     int result = 0; /* --help, --list: Criterion answered */
     if (criterion_handle_args(argc, argv, true) > 0) {
         static struct criterion_logger silent;
+        /* never Criterion's time-out (testing.h): its seconds are the tests' own limit */
+        if (criterion_options.timeout > 0) {
+            char seconds[32];
+            snprintf(seconds, sizeof seconds, "%g", criterion_options.timeout);
+            setenv("WORKBOOK_TEST_SECONDS", seconds, 1);
+            criterion_options.timeout = 0;
+        }
         for_people = criterion_options.logging_threshold == CRITERION_IMPORTANT;
         if (for_people)
             criterion_options.logger = &silent;

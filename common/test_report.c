@@ -19,6 +19,7 @@ struct failure {
     int block;
     int variant;          /* the report's, or -1: the test as a whole (a time-out, a crash) */
     bool unread;          /* its message is no report (a lab's own assertion): shown as is */
+    struct time_out time_out; /* of a test stopped at its time limit */
     struct report report; /* as the test sent it; of a test lost as a whole, the way only */
 };
 
@@ -62,7 +63,7 @@ static size_t collect(const struct criterion_suite_stats *ss, struct failure *f)
             continue; /* technique_failure's */
         struct failure base = {.test = ts->test, .variant = -1};
         size_of(ts->test, &base.n, &base.cols, &base.block);
-        if (ts->timed_out) {
+        if (stopped_at_limit(ts, &base.time_out)) {
             f[count] = base;
             snprintf(f[count].report.way, sizeof f[count].report.way, "timed out");
             count++;
@@ -136,6 +137,29 @@ static size_t print_sizes(const struct failure *f, size_t from, size_t count, co
     return listed;
 }
 
+/* Whether the machine was busier than its cores when a test was stopped:
+ * other tests, other users, which slow every test. */
+static bool busy(const struct time_out *t) { return t->load > t->cores; }
+
+/* After "stage 3 (...), n = 1048593": a test of stage s stopped at its
+ * time limit, and why; `skipped` larger sizes were not run. */
+static void print_time_out(const struct stage *s, const struct time_out *t, size_t skipped)
+{
+    const char *make_args = getenv("WORKBOOK_MAKE_ARGS");
+    printf(": did not finish in %g s, and was stopped", t->limit);
+    if (skipped)
+        printf("; %zu larger size%s not run", skipped, skipped > 1 ? "s were" : " was");
+    printf(".\n  likely cause: %s\n", hang_advice(workbook_lab));
+    if (busy(t))
+        printf("  or only a busy machine (load %.1f on %d cores when it was stopped: other tests, "
+               "other users), which gave it %.1f s of CPU time in %.1f s. If the stage passes at "
+               "smaller sizes, run it again when the machine is quieter, or with more time: make "
+               "test LAB=%s STAGE=%s%s%s%s TESTFLAGS=--timeout=%g\n",
+               t->load, t->cores, t->cpu, t->clock, workbook_lab->name, s->id,
+               gpu_emulated() ? " EMU=1" : "", make_args && *make_args ? " " : "",
+               make_args ? make_args : "", 4 * t->limit);
+}
+
 /* The tests that never gave a verdict, f[0..count): time-outs, crashes. */
 static void print_lost(const struct stage *s, const struct failure *f, size_t count,
                        size_t skipped)
@@ -148,12 +172,8 @@ static void print_lost(const struct stage *s, const struct failure *f, size_t co
             continue;
         printf("%sstage %s (%s)%s, %s", RED, s->id, s->idea, PLAIN, sizes_are());
         size_t listed = print_sizes(f, k, count, f[k].report.way, count);
-        if (strcmp(f[k].report.way, "timed out") == 0) {
-            printf(": did not finish in %.0f s, and was stopped", GPU_TEST_TIMEOUT);
-            if (skipped)
-                printf("; %zu larger size%s not run", skipped, skipped > 1 ? "s were" : " was");
-            printf(".\n  likely cause: %s\n", hang_advice(workbook_lab));
-        }
+        if (strcmp(f[k].report.way, "timed out") == 0)
+            print_time_out(s, &f[k].time_out, skipped);
         else
             printf(": the test %s before it could give a verdict: a fault outside the kernel%s "
                    "(in the launcher, or in setting up)\n",
@@ -237,7 +257,7 @@ static void print_right_only_on_squares(const struct criterion_suite_stats *ss)
             continue;
         size_of(ts->test, &n, &cols, &block);
         bool square = cols && n / cols == cols,
-             right = ts->test_status == CR_STATUS_PASSED && !ts->timed_out;
+             right = ts->test_status == CR_STATUS_PASSED;
         if (square != right || passed == MOST)
             return;
         if (right)
@@ -312,15 +332,20 @@ static struct tally tally_of(const struct criterion_suite_stats *ss)
     for (struct criterion_test_stats *ts = ss->tests; ts; ts = ts->next) {
         if (!is_technique(ts->test)) {
             t.tests++;
-            t.passed += ts->test_status == CR_STATUS_PASSED && !ts->timed_out;
+            t.passed += ts->test_status == CR_STATUS_PASSED;
             t.skipped += ts->test_status == CR_STATUS_SKIPPED;
             continue;
         }
-        if (ts->test_status != CR_STATUS_FAILED && !ts->timed_out)
+        if (ts->test_status != CR_STATUS_FAILED)
             continue;
+        struct time_out stopped;
         t.technique_failed = true;
-        snprintf(t.technique, sizeof t.technique, "%s",
-                 ts->timed_out ? "its count under the emulation did not finish in time" : "");
+        if (stopped_at_limit(ts, &stopped))
+            snprintf(t.technique, sizeof t.technique,
+                     "its count under the emulation did not finish in %g s%s", stopped.limit,
+                     busy(&stopped) ? ", on a busy machine" : "");
+        else
+            *t.technique = '\0';
         for (struct criterion_assert_stats *a = ts->asserts; a; a = a->next)
             if (!a->passed && a->message && strncmp(a->message, TECHNIQUE_PREFIX,
                                                     strlen(TECHNIQUE_PREFIX)) == 0)
@@ -377,9 +402,10 @@ static void summary_line(FILE *out, const struct stage *s, const struct criterio
         fprintf(out, "  stage %-3s %-42s %s%3zu of %3zu passed%s", s->id, s->idea,
                 ok ? GREEN : RED, passed, tests, PLAIN);
     if (stuck && skipped)
-        fprintf(out, " (hung at %s%s; %zu not run)", sizes_are(), test_size_text(stuck), skipped);
+        fprintf(out, " (did not finish at %s%s; %zu not run)", sizes_are(), test_size_text(stuck),
+                skipped);
     else if (stuck)
-        fprintf(out, " (hung at %s%s)", sizes_are(), test_size_text(stuck));
+        fprintf(out, " (did not finish at %s%s)", sizes_are(), test_size_text(stuck));
     if (!ok && !*pointed) {
         char extra[256];
         const char *make_args = getenv("WORKBOOK_MAKE_ARGS");
@@ -418,7 +444,7 @@ ReportHook(POST_ALL)(struct criterion_global_stats *stats)
         size_t count = collect(ss, f);
         struct tally t = tally_of(ss);
         if (count)
-            print_stage_failures(s, ss, f, count, !failed_before, ss->tests_skipped);
+            print_stage_failures(s, ss, f, count, !failed_before, t.skipped);
         else if (t.technique_failed)
             print_technique_failure(s, &t);
         failed_before |= count > 0 || t.technique_failed;

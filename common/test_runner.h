@@ -22,6 +22,8 @@ bool is_technique(const struct criterion_test *t); /* the stage's technique test
 void size_of(const struct criterion_test *t, size_t *n, size_t *cols, int *block);
 const char *test_size_text(const struct criterion_test *t); /* "100003 (block 32)" */
 const char *sizes_are(void); /* what a list of sizes starts with: "n = ", or "" */
+/* Whether a test was stopped at its time limit (testing.c); *t its record. */
+bool stopped_at_limit(const struct criterion_test_stats *ts, struct time_out *t);
 const struct criterion_test *hung_in(const struct stage *s); /* its first time-out */
 int by_test_size(const void *a, const void *b); /* qsort: smallest first, then by block */
 

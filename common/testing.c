@@ -1,16 +1,17 @@
 /* testing.c: the checks behind every lab's tests. */
 #include "testing.h"
 
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #if defined(__linux__)
 #include <sys/prctl.h>
 #elif defined(__APPLE__)
 #include <errno.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <sys/event.h>
 #endif
@@ -38,6 +39,51 @@ static void die_with_parent(void)
 }
 #endif
 
+/* ---- a test's time limit (testing.h) -------------------------------------- */
+
+double test_seconds(bool technique)
+{
+    const char *given = getenv("WORKBOOK_TEST_SECONDS");
+    double seconds = given && *given ? strtod(given, NULL) : 0;
+    return (seconds > 0 ? seconds : GPU_TEST_TIMEOUT) * (technique ? TECHNIQUE_TIMES : 1);
+}
+
+static double seconds_of(clockid_t clock)
+{
+    struct timespec t;
+    clock_gettime(clock, &t);
+    return (double)t.tv_sec + t.tv_nsec / 1e9;
+}
+
+static pthread_mutex_t limit_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool test_over; /* after_gpu_test: nothing left to stop */
+static double limit, started;
+
+/* Sleeps out the test's limit; then, unless the test is over, fails it
+ * with a time_out record and ends its process: to the runner, a failed
+ * assertion and an exit, as from any test that fails. */
+static void *stop_at_limit(void *unused)
+{
+    (void)unused;
+    for (double left; (left = started + limit - seconds_of(CLOCK_MONOTONIC)) > 0;) {
+        double nap = left < 1 ? left : 1; /* nanosleep: no clock_nanosleep on a Mac */
+        nanosleep(&(struct timespec){(time_t)nap, (long)((nap - (time_t)nap) * 1e9)}, NULL);
+    }
+    pthread_mutex_lock(&limit_lock);
+    if (!test_over) {
+        struct time_out t = {.limit = limit, .clock = seconds_of(CLOCK_MONOTONIC) - started,
+                             .cpu = seconds_of(CLOCK_PROCESS_CPUTIME_ID), .load = -1,
+                             .cores = (int)sysconf(_SC_NPROCESSORS_ONLN)};
+        char text[256];
+        getloadavg(&t.load, 1);
+        time_out_encode(&t, text, sizeof text);
+        cr_expect(false, "%s", text);
+        _exit(1); /* the lock held: the test cannot end beside it */
+    }
+    pthread_mutex_unlock(&limit_lock);
+    return NULL;
+}
+
 void before_gpu_test(void)
 {
     /* A test dies with the runner that started it (Ctrl-C, a closed
@@ -48,6 +94,19 @@ void before_gpu_test(void)
         _exit(1); /* the runner died before the line above */
     if (getenv("WORKBOOK_NO_GPU"))
         cr_skip_test("no CUDA GPU");
+    pthread_t watcher;
+    limit = test_seconds(strcmp(criterion_current_test->name, TECHNIQUE_TEST_NAME) == 0);
+    started = seconds_of(CLOCK_MONOTONIC);
+    cr_assert(pthread_create(&watcher, NULL, stop_at_limit, NULL) == 0,
+              "the test's time limit could not be started (a thread)");
+    pthread_detach(watcher);
+}
+
+void after_gpu_test(void)
+{
+    pthread_mutex_lock(&limit_lock);
+    test_over = true;
+    pthread_mutex_unlock(&limit_lock);
 }
 
 size_t all_variants_up_to(const struct lab *lab)

@@ -21,8 +21,17 @@
 #include "workbook.h"
 #include "technique.h"
 
-/* Kernels that never finish are stopped after this many seconds. */
+/* A test that has not finished after this many seconds on the clock
+ * (WORKBOOK_TEST_SECONDS, which TESTFLAGS=--timeout=S sets, says others) is
+ * stopped, and fails as "did not finish"; a technique's test gets
+ * TECHNIQUE_TIMES as long. The test stops itself (before_gpu_test), through
+ * Criterion's assertions: Criterion's own time-out is never armed, since in
+ * Criterion 2.4 a test that ends as its timer fires aborts the whole runner
+ * ("The test has already ended, invalid state 'timeout'"), and one stopped
+ * before it has begun deadlocks it: either way no stage gets a verdict
+ * (tests/load). */
 #define GPU_TEST_TIMEOUT 30.0
+#define TECHNIQUE_TIMES 4
 
 /* The frame's sizes: zero, around a warp, around a block of 256, a large
  * prime, and the largest: 2^24 + 17. Under the CPU emulation, where a tree
@@ -58,13 +67,13 @@ size_t all_variants_up_to(const struct lab *lab);
  * `block`. */
 #define SIZE_TEST(name, id, n)                                                              \
     Test(name##_stage##id, matches_cpu_n##n, .init = before_gpu_test,                       \
-         .timeout = GPU_TEST_TIMEOUT)                                                       \
+         .fini = after_gpu_test)                                                            \
     {                                                                                       \
         expect_stage_correct(&name##_lab, #id, n, 0, 256);                                  \
     }
 #define BLOCK_TEST(name, id, n, block)                                                      \
     Test(name##_stage##id, matches_cpu_n##n##_block##block, .init = before_gpu_test,        \
-         .timeout = GPU_TEST_TIMEOUT)                                                       \
+         .fini = after_gpu_test)                                                            \
     {                                                                                       \
         expect_stage_correct(&name##_lab, #id, n, 0, block);                                \
     }
@@ -75,7 +84,7 @@ size_t all_variants_up_to(const struct lab *lab);
 #define TECHNIQUE_TEST_NAME "shows_its_idea"
 #define TECHNIQUE_TEST(name, id)                                                            \
     Test(name##_stage##id, shows_its_idea, .init = before_gpu_test,                         \
-         .timeout = 4 * GPU_TEST_TIMEOUT)                                                   \
+         .fini = after_gpu_test)                                                            \
     {                                                                                       \
         expect_stage_technique(&name##_lab, #id);                                           \
     }
@@ -94,7 +103,7 @@ size_t all_variants_up_to(const struct lab *lab);
     X(name, id, three_tiles, 3, 0, 0) X(name, id, three_tiles_and_one, 3, 0, 1)
 #define TILE_TEST(name, id, fill, tiles, halves, values)                                    \
     Test(name##_stage##id, matches_cpu_##fill, .init = before_gpu_test,                     \
-         .timeout = GPU_TEST_TIMEOUT)                                                       \
+         .fini = after_gpu_test)                                                            \
     {                                                                                       \
         expect_tile_test_correct(&name##_lab, #id, "matches_cpu_" #fill);                   \
     }
@@ -132,13 +141,13 @@ size_t all_variants_up_to(const struct lab *lab);
 
 #define SHAPE_TEST(name, id, rows, cols)                                                    \
     Test(name##_stage##id, matches_cpu_##rows##x##cols, .init = before_gpu_test,            \
-         .timeout = GPU_TEST_TIMEOUT)                                                       \
+         .fini = after_gpu_test)                                                            \
     {                                                                                       \
         expect_stage_correct(&name##_lab, #id, (size_t)rows * cols, cols, 256);             \
     }
 #define SHAPE_BLOCK_TEST(name, id, rows, cols, block)                                       \
     Test(name##_stage##id, matches_cpu_##rows##x##cols##_block##block,                      \
-         .init = before_gpu_test, .timeout = GPU_TEST_TIMEOUT)                              \
+         .init = before_gpu_test, .fini = after_gpu_test)                                   \
     {                                                                                       \
         expect_stage_correct(&name##_lab, #id, (size_t)rows * cols, cols, block);           \
     }
@@ -150,7 +159,7 @@ size_t all_variants_up_to(const struct lab *lab);
     X(name, id, three_tiles_less_one, three_tiles_and_one) X(name, id, three_tiles, three_tiles)
 #define TILE_SHAPE_TEST(name, id, rows, cols)                                               \
     Test(name##_stage##id, matches_cpu_##rows##_by_##cols, .init = before_gpu_test,         \
-         .timeout = GPU_TEST_TIMEOUT)                                                       \
+         .fini = after_gpu_test)                                                            \
     {                                                                                       \
         expect_tile_test_correct(&name##_lab, #id, "matches_cpu_" #rows "_by_" #cols);      \
     }
@@ -162,8 +171,13 @@ size_t all_variants_up_to(const struct lab *lab);
     LAB_SHAPES(SHAPE_TEST, SHAPE_BLOCK_TEST, name, id)                                      \
     TECHNIQUE_TEST(name, id)
 
-/* .init of every GPU test: skip it, quietly, when the runner found no GPU. */
+/* .init and .fini of every GPU test: skip it, quietly, when the runner
+ * found no GPU; else its time limit runs from one to the other. */
 void before_gpu_test(void);
+void after_gpu_test(void);
+/* A test's limit in seconds (GPU_TEST_TIMEOUT, or WORKBOOK_TEST_SECONDS),
+ * TECHNIQUE_TIMES as long for a technique's. */
+double test_seconds(bool technique);
 
 /* Run one stage on fresh inputs of size n (a matrix lab's: n elements in
  * rows of cols), in every variant asked for, and fail with the report of

@@ -379,6 +379,20 @@ const char *report_why(const struct report *r, char *line, size_t len);
  * long for its field, a cut. */
 int report_encode(const struct report *r, char *out, size_t len);
 bool report_decode(const char *text, struct report *r);
+/* A test stopped at its time limit, as data: made in the test's process
+ * (testing.c), put into words by the runner (test_report.c), carried as a
+ * Criterion message of one versioned line, for example
+ *     workbook time-out 1: limit 30 s, after 30.1 s, CPU 4.2 s, load 13.90 on 2 cores
+ * time_out_decode accepts nothing else. */
+struct time_out {
+    double limit; /* the test's limit, seconds on the clock */
+    double clock; /* seconds it had run when it was stopped */
+    double cpu;   /* seconds of CPU time it had, all its threads together */
+    double load;  /* the machine's load average over the last minute (-1: unknown) */
+    int cores;    /* the machine's */
+};
+int time_out_encode(const struct time_out *t, char *out, size_t len);
+bool time_out_decode(const char *text, struct time_out *t);
 /* "make test LAB=reduce STAGE=3 SEED=5 VARIANT=float EMU=1": the settings
  * that repeat this problem's run (WORKBOOK_MAKE_ARGS adds the Makefile's
  * own, such as SUBMISSION=). */

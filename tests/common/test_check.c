@@ -640,6 +640,36 @@ Test(report_code, refuses_what_is_not_a_report_and_any_cut, .init = make_equal)
     cr_expect(!report_decode(bad, &back), "nor what fits in a short buffer");
 }
 
+/* A test stopped at its time limit (testing.c) travels to the runner as
+ * one versioned line, and back; nothing else, and no cut, is read as one. */
+Test(time_out_code, round_trips_and_refuses_anything_else)
+{
+    struct time_out t = {.limit = 30, .clock = 30.04, .cpu = 4.25, .load = 13.9, .cores = 2}, back;
+    char text[256], bad[sizeof text + 1];
+    int len = time_out_encode(&t, text, sizeof text);
+    cr_assert(len > 0 && (size_t)len < sizeof text);
+    cr_expect_str_eq(text, "workbook time-out 1: limit 30 s, after 30.0 s, CPU 4.2 s, load 13.90 "
+                           "on 2 cores");
+    cr_assert(time_out_decode(text, &back), "%s", text);
+    cr_expect(back.limit == 30 && back.clock == 30.0 && back.cpu == 4.2 && back.load == 13.9 &&
+              back.cores == 2);
+    t.limit = 0.1; /* TESTFLAGS=--timeout=0.1 */
+    time_out_encode(&t, text, sizeof text);
+    cr_expect(time_out_decode(text, &back) && back.limit == 0.1, "%s", text);
+    for (int cut = 0; cut < len; cut++) {
+        snprintf(bad, sizeof bad, "%.*s", cut, text);
+        cr_expect(!time_out_decode(bad, &back), "accepted the first %d bytes", cut);
+    }
+    const char *others[] = {
+        "", "workbook report 1", "did not finish",
+        "workbook time-out 2: limit 30 s, after 30.0 s, CPU 4.2 s, load 1.00 on 2 cores"};
+    for (size_t k = 0; k < sizeof others / sizeof others[0]; k++)
+        cr_expect(!time_out_decode(others[k], &back), "accepted \"%s\"", others[k]);
+    snprintf(bad, sizeof bad, "%s\n", text);
+    cr_expect(!time_out_decode(bad, &back), "something after it");
+    cr_expect(!time_out_decode(NULL, &back));
+}
+
 static bool is_utf8(const char *text)
 {
     for (const unsigned char *c = (const unsigned char *)text; *c;) {
