@@ -164,8 +164,10 @@ static const char *histogram_hint(const struct problem *p, const struct stage *s
                      "the last %llu values, from in[%llu] on, were not counted, and every value "
                      "before them was: the threads stop short of n%s",
                      lost, total,
-                     facts(s)->warp_bins ? " (the values past the last whole 16 bytes need a "
-                                           "loop of their own)"
+                     /* the kernel's loads may be narrower than the stage's 16 bytes */
+                     facts(s)->warp_bins ? " (a kernel that loads several values at once, 16 "
+                                           "bytes in this stage, leaves those after its last "
+                                           "whole load to a loop of its own)"
                                          : "");
             return hint;
         }
