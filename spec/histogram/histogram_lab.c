@@ -154,9 +154,8 @@ static const char *untouched_hint(const struct problem *p, const struct stage *s
                  facts(s)->private_bins ? "The counts stayed in shared memory: " : "",
                  facts(s)->private_bins ? merge : "Each value is counted in hist itself");
     else if (p->inputs_read == INPUTS_UNREAD)
-        snprintf(hint, sizeof hint,
-                 "no value was counted, and the kernels never read the input: is the stage "
-                 "still a TODO, or is its kernel never launched (a grid of 0 blocks)?");
+        return "no value was counted, and the kernels never read the input: is the stage still "
+               "a TODO, or is its kernel never launched (a grid of 0 blocks)?";
     else
         snprintf(hint, sizeof hint,
                  "hist was never written: every bin still holds the 0 its launcher set. Is the "
