@@ -150,6 +150,13 @@ const char *read_poison_hint(const struct problem *p, const struct buffer *b,
                              const struct mismatch *m)
 {
     static char hint[400];
+    if (m->unwritten == b->compared && p->inputs_read == INPUTS_READ) {
+        snprintf(hint, sizeof hint,
+                 "nothing was written to '%s', though the kernels read the input: a result "
+                 "left in a register or in shared memory must still be stored into '%s'",
+                 b->name, b->name);
+        return hint;
+    }
     if (m->unwritten == b->compared)
         return "nothing was written: is the stage still a TODO, is the kernel never launched, "
                "or is its grid 0 blocks when n is smaller than a block (n / block rounds down)?";

@@ -29,5 +29,8 @@ bool buffer_right(const struct problem *p, const struct stage *s, struct buffer 
                   struct finding *f);
 /* Bytes kernels stored into the outputs since the last call (emulation only). */
 double output_bytes_written(const struct problem *p);
+/* Did kernels read an input since the last call? INPUTS_READ or
+ * INPUTS_UNREAD under the emulation; READS_UNKNOWN on a GPU. */
+enum input_reads inputs_read(const struct problem *p);
 
 #endif

@@ -101,8 +101,10 @@ static const char *what_is_wrong(const struct problem *p, const struct stage *s,
         if (b->type == F32)
             field_add(r->what, len, "\n(floats pass within %g + %g*|expected|)", b->atol,
                       b->rtol);
-        r->untouched = m->unwritten == b->compared ||
-                       (p->lab->diagnosis.untouched && p->lab->diagnosis.untouched(p, s, b, m));
+        /* a kernel that read its input ran: it is no TODO, whatever it left */
+        r->untouched = p->inputs_read != INPUTS_READ &&
+                       (m->unwritten == b->compared ||
+                        (p->lab->diagnosis.untouched && p->lab->diagnosis.untouched(p, s, b, m)));
         const char *hint = p->lab->diagnosis.hint ? p->lab->diagnosis.hint(p, s, b, m) : NULL;
         if (hint || (p->lab->diagnosis.moves_values && m->unwritten < b->compared))
             return hint;

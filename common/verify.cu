@@ -151,8 +151,10 @@ bool problem_run(struct problem *p, const struct stage *s, struct finding *f)
     problem_upload(p, NULL);
     problem_poison_outputs(p);
     output_bytes_written(p);
+    inputs_read(p);
     bool launched = launch_and_wait(p, s, f);
     p->output_writes = output_bytes_written(p);
+    p->inputs_read = inputs_read(p);
     return launched;
 }
 

@@ -279,6 +279,20 @@ double output_bytes_written(const struct problem *p)
     return bytes;
 }
 
+enum input_reads inputs_read(const struct problem *p)
+{
+#ifdef WORKBOOK_EMU
+    bool read = false;
+    for (int i = 0; i < p->nbuf; i++)
+        if (p->buf[i].role == INPUT)
+            read |= emu_touched(p->buf[i].dev_base);
+    return read ? INPUTS_READ : INPUTS_UNREAD;
+#else
+    (void)p;
+    return READS_UNKNOWN;
+#endif
+}
+
 /* ---- will a problem fit? -------------------------------------------------- */
 
 /* Memory this machine can still give, from the kernel's own estimate. The

@@ -69,6 +69,10 @@ struct buffer {
 
 enum { MAX_BUFFERS = 10 };
 
+/* Did a run's kernels read an input? Only the emulation sees it: unknown on
+ * a GPU, and where a run is judged from its dump. */
+enum input_reads { READS_UNKNOWN, INPUTS_UNREAD, INPUTS_READ };
+
 struct problem {
     const struct lab *lab;
     int variant;       /* index into lab->variants */
@@ -78,6 +82,7 @@ struct problem {
     int block;         /* BLOCK as asked; lab->threads says what the launchers make of it */
     bool emulated;     /* EMU=1: the kernels run on the CPU, under the emulation's checks */
     double output_writes; /* bytes the last problem_verify stored into outputs (emulation) */
+    enum input_reads inputs_read; /* by the last problem_verify's kernels */
     double launch_ms;  /* the last problem_run's launch, wall ms (emulation: a run table's time) */
     struct access_counts *counts; /* when set, the stage's own launches are counted into it
                                      (emulation; problem_count_accesses) */

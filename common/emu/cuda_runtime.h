@@ -352,6 +352,8 @@ void emu_name_array(const void *base, const char *name, size_t offset, size_t co
 /* Bytes that kernels stored in the allocation at `base` (atomics count as
  * stores) since the last call: how many times a stage writes its outputs. */
 unsigned long long emu_bytes_written(const void *base);
+/* Did a kernel read or write the allocation at `base` since the last call? */
+bool emu_touched(const void *base);
 /* What a profiler counts about memory (access_counts.h), counted on the
  * CPU (counts.cpp) for the launches between emu_count_begin() and
  * emu_count_end(). */

@@ -168,6 +168,7 @@ static void see(block_runner &r, allocation *a, unsigned long long writes)
     r.seen_hi = a->hi;
     r.seen_history = a->history;
     r.seen_writes = writes;
+    a->touched.store(true, std::memory_order_relaxed); /* a block's first touch comes here */
 }
 
 /* Outside the fast path of access(): not the array last seen. Arrays are
@@ -244,4 +245,11 @@ unsigned long long emu_bytes_written(const void *base)
     std::lock_guard<std::mutex> hold(allocation_lock);
     allocation *a = allocation_at((const char *)base);
     return a && a->begin == base ? a->bytes_written.exchange(0) : 0;
+}
+
+bool emu_touched(const void *base)
+{
+    std::lock_guard<std::mutex> hold(allocation_lock);
+    allocation *a = allocation_at((const char *)base);
+    return a && a->begin == base && a->touched.exchange(false);
 }

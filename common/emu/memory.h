@@ -27,6 +27,7 @@ struct allocation {
     size_t element, count;
     word_history *history = nullptr; /* one per 4-byte word of it, null if none could be mapped */
     std::atomic<unsigned long long> bytes_written{0}; /* by kernels, since emu_bytes_written asked */
+    std::atomic<bool> touched{false}; /* by a kernel, since emu_touched asked */
 };
 allocation *allocation_at(const char *p); /* the allocation at or below p, or null */
 /* "in[1025]", "16 bytes at in[1022]", or "4 bytes at byte 4000 of a

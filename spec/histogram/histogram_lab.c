@@ -139,6 +139,32 @@ static bool histogram_untouched(const struct problem *p, const struct stage *s,
     return !m->unwritten && counted(p, b) == 0;
 }
 
+/* Every bin still 0, as the launcher left it: under the emulation, whether
+ * the kernels read the input says if they ran; on a GPU either may be. */
+static const char *untouched_hint(const struct problem *p, const struct stage *s)
+{
+    static const char merge[] =
+        "each block must add its private counts to the global bins once all are made: after "
+        "a __syncthreads(), atomicAdd(&hist[b], local[b]) for every bin b";
+    static char hint[400];
+    if (p->inputs_read == INPUTS_READ)
+        snprintf(hint, sizeof hint,
+                 "hist was never written: the kernels read the input, yet every bin still holds "
+                 "the 0 its launcher set. %s%s",
+                 facts(s)->private_bins ? "The counts stayed in shared memory: " : "",
+                 facts(s)->private_bins ? merge : "Each value is counted in hist itself");
+    else if (p->inputs_read == INPUTS_UNREAD)
+        return "no value was counted, and the kernels never read the input: is the stage still "
+               "a TODO, or is its kernel never launched (a grid of 0 blocks)?";
+    else
+        snprintf(hint, sizeof hint,
+                 "hist was never written: every bin still holds the 0 its launcher set. Is the "
+                 "stage still a TODO, or its kernel never launched (a grid of 0 blocks)?%s%s",
+                 facts(s)->private_bins ? " If it counts into private histograms, " : "",
+                 facts(s)->private_bins ? merge : "");
+    return hint;
+}
+
 static const char *histogram_hint(const struct problem *p, const struct stage *s,
                                   const struct buffer *b, const struct mismatch *m)
 {
@@ -147,8 +173,7 @@ static const char *histogram_hint(const struct problem *p, const struct stage *s
         return NULL;
     unsigned long long total = counted(p, b);
     if (histogram_untouched(p, s, b, m))
-        return "no value was counted: is the stage still a TODO, or is its kernel never "
-               "launched (a grid of 0 blocks)?";
+        return untouched_hint(p, s);
     if (total < p->n) {
         unsigned long long lost = (unsigned long long)p->n - total;
         if (facts(s)->private_bins && wrong_from(p, b, (unsigned)m->first, false)) {
@@ -164,8 +189,10 @@ static const char *histogram_hint(const struct problem *p, const struct stage *s
                      "the last %llu values, from in[%llu] on, were not counted, and every value "
                      "before them was: the threads stop short of n%s",
                      lost, total,
-                     facts(s)->warp_bins ? " (the values past the last whole 16 bytes need a "
-                                           "loop of their own)"
+                     /* the kernel's loads may be narrower than the stage's 16 bytes */
+                     facts(s)->warp_bins ? " (a kernel that loads several values at once, 16 "
+                                           "bytes in this stage, leaves those after its last "
+                                           "whole load to a loop of its own)"
                                          : "");
             return hint;
         }

@@ -88,9 +88,11 @@ static bool kept(enum tree_bug bug, size_t position, size_t threads)
 
 /* The sum the stage's passes give when every block adds only what `bug`
  * keeps of its `span` values: pass after pass, as reduce_in_passes runs
- * them, until one block is left. With OVERLAPPING_BLOCKS, block b starts at
+ * them, until one block is left (first_pass_only: the passes after the
+ * first add all they are given). With OVERLAPPING_BLOCKS, block b starts at
  * b * threads instead of b * span. NAN if memory is short. */
-static double sum_with_bug(const struct problem *p, enum tree_bug bug, size_t span, size_t threads)
+static double sum_with_bug(const struct problem *p, enum tree_bug bug, size_t span, size_t threads,
+                           bool first_pass_only)
 {
     size_t n = p->n;
     const void *in = problem_buffer(p, "in")->host;
@@ -100,16 +102,19 @@ static double sum_with_bug(const struct problem *p, enum tree_bug bug, size_t sp
     for (size_t i = 0; i < n; i++)
         level[i] = value(p, in, i);
     size_t blocks;
+    bool first = true;
     do {
         blocks = (n + span - 1) / span;
         size_t stride = bug == OVERLAPPING_BLOCKS ? threads : span;
         for (size_t b = 0; b < blocks; b++) {
             double sum = 0;
             for (size_t k = 0; k < span && b * stride + k < n; k++)
-                sum += kept(bug, k, threads) ? level[b * stride + k] : 0;
+                sum += (first_pass_only && !first) || kept(bug, k, threads) ? level[b * stride + k]
+                                                                            : 0;
             level[b] = sum; /* b * stride >= b: nothing unread is overwritten */
         }
         n = blocks;
+        first = false;
     } while (blocks > 1);
     double sum = p->n ? level[0] : 0;
     free(level);
@@ -129,12 +134,21 @@ static bool explains(const struct problem *p, const struct buffer *b, const stru
 struct facts {
     const char *id;
     unsigned leaves; /* a block tree's leaves a thread fills (stages 4-6 add two values while
-                        loading); 0: no tree whose bugs the sum shows */
+                        loading, stage 7 a grid-stride sum); 0: no tree whose bugs the sum
+                        shows */
     bool shuffles;   /* warp shuffles, 16-byte loads, an atomicAdd a block into a zeroed sum */
+    /* Stage 7: thread i % blockDim.x holds in[i] in its grid-stride sum, and then one block
+     * adds the grid's sums. The grid is the GPU's to choose, so a tree's bug is redone on
+     * the two grids whose sums are known: a block a tile (where the GPU holds that many at
+     * once, as at small n), as in stages 1-6, and a grid no larger than the threads the bug
+     * keeps first, whose second pass loses nothing (blockDim.x / 2 for the first half). */
+    bool grid_stride;
 };
 static const struct facts reduce_facts[] = {
-    {"1", 1, false}, {"2", 1, false}, {"3", 1, false}, {"4", 2, false}, {"5", 2, false},
-    {"6", 2, false}, {"7", 0, false}, {"8", 0, true},  {"lib", 0, false}, {NULL, 0, false},
+    {"1", 1, false, false}, {"2", 1, false, false}, {"3", 1, false, false},
+    {"4", 2, false, false}, {"5", 2, false, false}, {"6", 2, false, false},
+    {"7", 1, false, true},  {"8", 0, true, false},  {"lib", 0, false, false},
+    {NULL, 0, false, false},
 };
 
 /* Stage 8's launcher sets the sum to 0 before its blocks add into it. */
@@ -211,14 +225,16 @@ static const char *reduce_hint(const struct problem *p, const struct stage *s,
                "blocks adding into the sum without atomicAdd (EMU=1 names a race on shared "
                "memory); if not, check warp_sum and which values each thread reads";
     }
-    if (!span)
-        return p->emulated && !m->unwritten && !read_poison_hint(p, b, m) ? no_race("the tree")
-                                                                          : NULL;
-    for (size_t k = 0; k < sizeof tree_rungs / sizeof tree_rungs[0]; k++)
+    for (size_t k = 0; span && k < sizeof tree_rungs / sizeof tree_rungs[0]; k++)
         if ((!tree_rungs[k].two_values || facts(s)->leaves == 2) &&
-            explains(p, b, m, sum_with_bug(p, tree_rungs[k].bug, span, threads)))
+            (explains(p, b, m, sum_with_bug(p, tree_rungs[k].bug, span, threads, false)) ||
+             (facts(s)->grid_stride &&
+              explains(p, b, m, sum_with_bug(p, tree_rungs[k].bug, span, threads, true)))))
             return tree_rungs[k].says;
-    return NULL;
+    /* stages 1-6: report.c's general hints; stage 7: where its loop starts and steps */
+    if (span && !facts(s)->grid_stride)
+        return NULL;
+    return p->emulated && !m->unwritten && !read_poison_hint(p, b, m) ? no_race("the tree") : NULL;
 }
 
 static int reduce_threads(const struct stage *s, int block)

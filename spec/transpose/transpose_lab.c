@@ -170,6 +170,40 @@ static bool mirrored_in_its_tile(const struct seen *e)
            (size_t)e->from % e->cols % t == e->want_r % t;
 }
 
+/* Blocks of `block` elements that cover `side`: ceil_div. */
+static size_t blocks_for(size_t side, size_t block) { return (side + block - 1) / block; }
+
+/* out written exactly for in's first reach_rows rows and reach_cols
+ * columns, whole blocks of block_rows x block_cols elements of in (or the
+ * whole side), and nowhere else: a grid of too few blocks, whatever made it
+ * so (a side counted in blocks of another size, a block too few). The
+ * rectangle is read from the data: where an element is right. */
+static bool short_grid(const struct seen *e, size_t block_rows, size_t block_cols)
+{
+    size_t rows = e->rows, cols = e->cols, reach_rows = 0, reach_cols = 0;
+    const float *got = e->b->got, *want = e->b->host;
+    for (size_t i = 0; i < e->p->n; i++) {
+        size_t c = i / rows, r = i % rows; /* out[c][r] = in[r][c] */
+        if (memcmp(&got[i], &want[i], sizeof *got) == 0) {
+            reach_rows = r + 1 > reach_rows ? r + 1 : reach_rows;
+            reach_cols = c + 1 > reach_cols ? c + 1 : reach_cols;
+        }
+    }
+    if ((reach_rows % block_rows && reach_rows != rows) ||
+        (reach_cols % block_cols && reach_cols != cols) ||
+        !written_only_within(e->p, e->b, e->m, reach_rows, reach_cols))
+        return false;
+    snprintf(hint, sizeof hint,
+             "out was written for in[r][c] with r < %zu and c < %zu (in is %zux%zu), and nowhere "
+             "else: as far as a grid of %zu x %zu blocks reaches, each %zu columns by %zu rows of "
+             "in. It needs %zu x %zu: along x, ceil_div(cols, %zu) blocks, and down y, "
+             "ceil_div(rows, %zu)",
+             reach_rows, reach_cols, rows, cols, blocks_for(reach_cols, block_cols),
+             blocks_for(reach_rows, block_rows), block_cols, block_rows, blocks_for(cols, block_cols),
+             blocks_for(rows, block_rows), block_cols, block_rows);
+    return true;
+}
+
 /* out written exactly for in's first rows and columns, and nowhere else,
  * draws the rectangle that something fell short of. A grid of swapped sides
  * (the launch counts blocks along the other side, or the kernel takes the
@@ -177,7 +211,8 @@ static bool mirrored_in_its_tile(const struct seen *e)
  * other than in; a grid whose division rounds down is a block short on each
  * side that is no whole number of blocks; a bounds test that compares a
  * column with rows (or a row with cols) reaches the square of the shorter
- * side. Where several reach the same rectangle, all are named. */
+ * side. Where several reach the same rectangle, all are named; where none
+ * does, a grid short of blocks may. */
 static bool written_within_a_reach(const struct seen *e)
 {
     size_t rows = e->rows, cols = e->cols, tile = e->tile;
@@ -216,7 +251,7 @@ static bool written_within_a_reach(const struct seen *e)
             found = found < 0 ? g : found;
         }
     if (found < 0)
-        return false;
+        return short_grid(e, h, w);
     int first = reach[found].who;
     size_t len = (size_t)snprintf(
         hint, sizeof hint,

@@ -781,3 +781,28 @@ Test(report, is_untouched_when_nothing_was_written_or_the_lab_says_so)
         cr_expect_eq(r.untouched, zeroed_untouched[k], "sum %d, launcher's 0", sums[k]);
     }
 }
+
+Test(report, is_not_untouched_when_the_emulation_saw_the_input_read)
+{
+    struct lab zeroing = fake;
+    zeroing.diagnosis.untouched = zero_is_untouched;
+    struct problem ran = problem;
+    ran.lab = &zeroing;
+    ran.inputs_read = INPUTS_READ;
+    int32_t sums[] = {(int32_t)POISON_WORD, 0};
+    for (int k = 0; k < 2; k++) {
+        int_ref[0] = 5;
+        int_got[0] = sums[k];
+        struct finding f = {.verdict = OUTPUT_WRONG, .buffer = &sum};
+        cr_assert(!compare_output(&sum, &f.mismatch));
+        struct report r;
+        report_make(&ran, &stages[0], &f, &r);
+        cr_expect(!r.untouched, "sum %d: a kernel that read its input is no TODO", sums[k]);
+    }
+    int_got[0] = (int32_t)POISON_WORD;
+    struct finding f = {.verdict = OUTPUT_WRONG, .buffer = &sum};
+    cr_assert(!compare_output(&sum, &f.mismatch));
+    struct report r;
+    report_make(&ran, &stages[0], &f, &r);
+    cr_expect(strstr(r.cause, "though the kernels read the input"), "%s", r.cause);
+}

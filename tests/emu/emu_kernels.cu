@@ -1041,6 +1041,22 @@ const char *emu_stride_copy(int *out, const int *in, int n, int blocks, int plan
     return error;
 }
 
+const char *emu_touched_arrays(int touched[3])
+{
+    enum { N = 1000 };
+    int *d_in = device_ints(NULL, N), *d_out = device_ints(NULL, N), *d_unused = device_ints(NULL, N);
+    emu_touched(d_in), emu_touched(d_unused);
+    stride_copy<<<3, 64>>>(d_out, d_in, N, 0);
+    const char *error = kept(finish());
+    touched[0] = emu_touched(d_in);
+    touched[1] = emu_touched(d_unused);
+    touched[2] = emu_touched(d_in);
+    CUDA_CHECK(cudaFree(d_in));
+    CUDA_CHECK(cudaFree(d_out));
+    CUDA_CHECK(cudaFree(d_unused));
+    return error;
+}
+
 /* Blocks in a chain: each waits for the flag of the block before it, then
  * adds one to its value. Planted: 1 takes the place in the chain from
  * blockIdx.x, not a ticket; 2 stores the flag with no __threadfence()

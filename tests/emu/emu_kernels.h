@@ -89,6 +89,9 @@ void emu_seed_block_order(unsigned long long seed);
 const char *emu_count_into_one(int *total, int blocks, int planted);
 const char *emu_stride_copy(int *out, const int *in, int n, int blocks, int planted,
                             unsigned long long *bytes_written);
+/* whether a copy touched its input, an array it never uses, and its input
+ * again after the first question cleared the mark */
+const char *emu_touched_arrays(int touched[3]);
 const char *emu_chain_planted(int *out, int blocks, int planted);
 const char *emu_start_order(int *out, int blocks, unsigned long long seed);
 const char *emu_padded_copy(int *out, const int *in, int blocks, int planted);

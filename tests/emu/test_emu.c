@@ -830,6 +830,16 @@ Test(emu, passes_a_grid_stride_loop_that_steps_by_the_grid, TIMEOUT)
                  bytes, sizeof out);
 }
 
+/* The harness tells a kernel that ran from a stage still a TODO by this. */
+Test(emu, marks_the_arrays_a_kernel_touched, TIMEOUT)
+{
+    int touched[3];
+    expect_success(emu_touched_arrays(touched));
+    cr_expect(touched[0], "the copy's input is not marked as touched");
+    cr_expect(!touched[1], "an array no kernel used is marked as touched");
+    cr_expect(!touched[2], "asking did not clear the mark");
+}
+
 Test(emu, names_the_step_of_a_grid_stride_loop_that_writes_elements_twice, TIMEOUT)
 {
     enum { N = 5000 };
