@@ -180,6 +180,27 @@ const char *emu_divergent_barrier(void)
     return finish();
 }
 
+/* A planted bug: a barrier inside a bounds test. The threads past n skip it
+ * and read what a waiting thread wrote, a race that the skipped barrier
+ * caused: the report must name the barrier. */
+__global__ void barrier_in_bounds_test(int *out, int n)
+{
+    __shared__ int s[64];
+    unsigned t = threadIdx.x;
+    if ((int)t < n) {
+        s[t] = (int)t;
+        __syncthreads(); /* LINE: barrier in a bounds test */
+    }
+    out[t] = t > 0 ? s[t - 1] : 0;
+}
+
+const char *emu_barrier_in_bounds_test(void)
+{
+    int *d = device_ints(NULL, 64);
+    barrier_in_bounds_test<<<1, 64>>>(d, 32);
+    return finish();
+}
+
 /* A planted bug: warps 0 and 1 wait at one barrier, the others at another. */
 __global__ void two_barriers(int *out)
 {

@@ -29,6 +29,7 @@ const char *emu_dynamic_shared_reverse(int *out, const int *in, int blocks, int 
 const char *emu_dynamic_shared_too_small(void);
 const char *emu_divergent_barrier(void);
 const char *emu_two_barriers(void);
+const char *emu_barrier_in_bounds_test(void);
 const char *emu_barrier_counts(int *out, int block);
 const char *emu_shuffles(int *out, int block);
 const char *emu_votes(int *out, int block);

@@ -145,6 +145,17 @@ Test(emu, stops_a_barrier_that_not_every_thread_reaches, TIMEOUT)
                                          "returned without reaching it", NULL});
 }
 
+Test(emu, names_the_barrier_that_threads_past_a_bounds_test_skipped, TIMEOUT)
+{
+    char waits[200];
+    snprintf(waits, sizeof waits, "wait at __syncthreads() %s", at_line("barrier in a bounds test"));
+    const char *error = emu_barrier_in_bounds_test();
+    expect_error_saying(error, (const char *[]){"kernel barrier_in_bounds_test, block (0, 0, 0)",
+                                                "threads 0, 1, 2", waits, "threads 32, 33",
+                                                "skipped: they returned without reaching it", NULL});
+    expect_error_not_saying(error, "race");
+}
+
 Test(emu, stops_threads_waiting_at_two_different_barriers, TIMEOUT)
 {
     char first[200], second[200];
