@@ -617,6 +617,48 @@ const char *emu_reverse_tile(int *out, const int *in, int n, int planted)
     return finish_ints(out, d, 64);
 }
 
+/* A Brent-Kung scan of 2 * blockDim.x values a block, in place in one
+ * shared section: a sweep up the tree of partial sums, then one down it.
+ * Unguarded, as a textbook prints it: only the values below n are loaded,
+ * yet the sweeps add at every index, so in a last, partial section they
+ * read slots no thread wrote; what they compute there is never stored, and
+ * the answer is right on a GPU. Guarded: the slots past n are loaded as 0. */
+__global__ void brent_kung_scan(int *out, const int *in, int n, bool guarded)
+{
+    __shared__ int section[128];
+    unsigned t = threadIdx.x, width = 2 * blockDim.x;
+    size_t first = (size_t)blockIdx.x * width;
+    for (unsigned k = t; k < width; k += blockDim.x)
+        if (first + k < (size_t)n)
+            section[k] = in[first + k];
+        else if (guarded)
+            section[k] = 0;
+    for (unsigned gap = 1; gap < width; gap *= 2) {
+        __syncthreads();
+        unsigned k = (t + 1) * 2 * gap - 1;
+        if (k < width)
+            section[k] += section[k - gap]; /* LINE: sweep up */
+    }
+    for (unsigned gap = width / 4; gap > 0; gap /= 2) {
+        __syncthreads();
+        unsigned k = (t + 1) * 2 * gap - 1;
+        if (k + gap < width)
+            section[k + gap] += section[k];
+    }
+    __syncthreads();
+    for (unsigned k = t; k < width; k += blockDim.x)
+        if (first + k < (size_t)n)
+            out[first + k] = section[k];
+}
+
+const char *emu_brent_kung_scan(int *out, const int *in, int n, int guarded)
+{
+    int *d_in = device_ints(in, n), *d = device_ints(NULL, n);
+    brent_kung_scan<<<(n + 127) / 128, 64>>>(d, d_in, n, guarded != 0);
+    CUDA_CHECK(cudaFree(d_in));
+    return finish_ints(out, d, n);
+}
+
 /* One 16x16 block transposes a rows x cols matrix (each side at most 16)
  * through a tile: it writes tile[y][x], reads tile[x][y]. Planted: 1 reads
  * tile[y][x], the order it wrote, 2 tests the read against one side only. */

@@ -48,6 +48,8 @@ const char *emu_shared_histogram(int *bins, const int *in, int n, int planted);
 const char *emu_transpose_tile(int *out, const int *in, int rows, int cols, int planted);
 const char *emu_own_bytes(unsigned char *bytes);
 const char *emu_reverse_tile(int *out, const int *in, int n, int planted);
+/* guarded: the slots past n are loaded as 0, else left unwritten */
+const char *emu_brent_kung_scan(int *out, const int *in, int n, int guarded);
 const char *emu_neighbour_bytes(int *out, int planted);
 const char *emu_wide_reads(int *out, int planted);
 const char *emu_out_of_bounds(int n);

@@ -556,6 +556,32 @@ Test(emu, passes_a_tile_whose_every_slot_is_written, TIMEOUT)
     }
 }
 
+/* PMPP's Brent-Kung scan as printed reads, in a last partial section, slots
+ * no thread wrote, and never stores what it computes from them: the report
+ * says what happened, and calls no write missing. */
+Test(emu, says_what_an_unguarded_read_of_an_unwritten_slot_means, TIMEOUT)
+{
+    enum { N = 200 };
+    int in[N], out[N];
+    random_ints(in, N, 100);
+    expect_success(emu_brent_kung_scan(out, in, N, 1));
+    for (int i = 0, sum = 0; i < N; i++) { /* each section of 128 scanned alone */
+        sum = (i % 128 ? sum : 0) + in[i];
+        cr_assert_eq(out[i], sum, "out[%d] = %d, expected %d", i, out[i], sum);
+    }
+    char what[300];
+    snprintf(what, sizeof what, "%s, which no thread of this block has written (it wrote 72 of "
+             "the 128 elements of section)", at_line("sweep up"));
+    const char *error = emu_brent_kung_scan(out, in, N, 0);
+    expect_error_saying(error, (const char *[]){"kernel brent_kung_scan, block (1, 0, 0)", what,
+                                                "On a GPU the value read is undefined",
+                                                "If the value never reaches an output, the "
+                                                "answer can still be right",
+                                                "guard the read by the same bound as the write",
+                                                NULL});
+    expect_error_not_saying(error, "a write is missing");
+}
+
 Test(emu, stops_a_read_past_what_a_partial_tile_loaded, TIMEOUT)
 {
     int in[40], out[64];
@@ -565,7 +591,7 @@ Test(emu, stops_a_read_past_what_a_partial_tile_loaded, TIMEOUT)
              "written (it wrote 40 of the 64 elements of tile)", at_line("read the tile reversed"));
     expect_error_saying(emu_reverse_tile(out, in, 40, 1),
                         (const char *[]){"kernel reverse_tile, block (0, 0, 0), ", what,
-                                         "or the read's index goes too far", NULL});
+                                         "the read's index goes too far", NULL});
 }
 
 /* Neighbours' bytes share a word, never a byte: no race, in device
