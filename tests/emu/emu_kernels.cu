@@ -563,6 +563,39 @@ const char *emu_warp_scan(int *out, const int *in, int planted)
     return finish_ints(out, d, 64);
 }
 
+/* A planted bug: Harris's last-warp helper, volatile and no __syncwarp(),
+ * in a function of its own that is not inlined, as a helper called from
+ * several kernels often is not: its race must still be placed in this file,
+ * not in the rewritten copy the compiler read. */
+__attribute__((noinline)) __device__ void volatile_warp_sum(volatile int *s, unsigned t)
+{
+    s[t] += s[t + 32]; /* LINE: volatile helper's first step */
+    s[t] += s[t + 16];
+    s[t] += s[t + 8];
+    s[t] += s[t + 4];
+    s[t] += s[t + 2];
+    s[t] += s[t + 1]; /* LINE: volatile helper's last step */
+}
+
+__global__ void volatile_last_warp(int *out)
+{
+    __shared__ int sums[64];
+    unsigned t = threadIdx.x;
+    sums[t] = (int)t;
+    sums[t + 32] = (int)t;
+    __syncthreads();
+    volatile_warp_sum(sums, t);
+    if (t == 0)
+        *out = sums[0];
+}
+
+const char *emu_volatile_last_warp(void)
+{
+    int *d = device_ints(NULL, 1);
+    volatile_last_warp<<<1, 32>>>(d);
+    return finish();
+}
+
 /* Shared-memory histogram: atomics on shared words do not race. Planted
  * bugs: 1 never clears the bins, 2 leaves out the barrier after clearing,
  * 3 counts with a plain ++ on the shared bins, 4 with one on the device's

@@ -43,6 +43,7 @@ const char *emu_tile_transpose(int *out, const int *in, int planted);
 const char *emu_colliding_places(int *out, int block, int planted);
 const char *emu_stepped_rotation(int *out, const int *in, int blocks, int block, int planted);
 const char *emu_spin_after_race(void);
+const char *emu_volatile_last_warp(void);
 const char *emu_warp_scan(int *out, const int *in, int planted);
 const char *emu_shared_histogram(int *bins, const int *in, int n, int planted);
 const char *emu_transpose_tile(int *out, const int *in, int rows, int cols, int planted);

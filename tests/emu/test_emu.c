@@ -447,6 +447,18 @@ Test(emu, catches_the_volatile_warp_scan_without_syncwarp, TIMEOUT)
                                          "one warp", "__syncwarp()", NULL});
 }
 
+/* Read from DWARF 5, GNU addr2line named the rewritten build/emu/...o.cpp
+ * for a function that was not inlined (clang 16), the line right. */
+Test(emu, places_a_race_in_an_out_of_line_helper_in_the_source_file, TIMEOUT)
+{
+    char what[300];
+    snprintf(what, sizeof what, "thread 1 writes sums[1] %s, which thread 0 read %s",
+             at_line("volatile helper's first step"), at_line("volatile helper's last step"));
+    const char *error = emu_volatile_last_warp();
+    expect_error_saying(error, (const char *[]){"kernel volatile_last_warp", what, NULL});
+    expect_error_not_saying(error, ".o.cpp");
+}
+
 Test(emu, passes_atomics_on_shared_memory, TIMEOUT)
 {
     enum { N = 5000 };
