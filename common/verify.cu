@@ -209,7 +209,7 @@ void problem_dump_failure(const struct finding *f, const char *dir)
 static bool read_failure(const char *dir, struct finding *f)
 {
     static char name[64];
-    char path[4096], said[256] = "";
+    char path[4096], said[1024] = ""; /* a whole report: the summary quotes it */
     snprintf(path, sizeof path, "%s/failed", dir);
     FILE *in = fopen(path, "r");
     if (!in)

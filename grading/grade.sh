@@ -606,10 +606,11 @@ technique_of() {
 }
 
 # The first wrong case of stage $1 in judge log $2, with its reason (the
-# RESULT line's last field).
+# RESULT line's last field): the whole of an emulation's report, whose cause
+# and fix may come after its first 300 characters.
 first_wrong() {
     awk -F'\t' -v s="$1" '$1 == "RESULT" && $2 == s && $6 != "ok" {
-        print (($3 == "-") ? "" : $3 ", ") "n = " $4 ", block " $5 ": " $7; exit }' "$2" | head -c 300
+        print (($3 == "-") ? "" : $3 ", ") "n = " $4 ", block " $5 ": " $7; exit }' "$2" | head -c 1200
 }
 
 # Where tier 2 times a stage: n = 2^24, or 4096 x 4096 for a matrix lab.

@@ -11,8 +11,6 @@ ifeq ($(EMU),1)
   # $(BUILD)/cuh, which is searched before their own folders; and the CUDA
   # headers the emulation lacks (common/emu/not-provided, each naming itself)
   # before the system's folders, where a toolkit's own would be half-read.
-  # clang writes DWARF 4, whose file names binutils' addr2line (symbols.cpp)
-  # reads right for a #line'd template too.
   EMU_CXX_IS := $(shell $(CXX) --version 2> /dev/null | head -n 1)
   EMU_CLANG := $(if $(findstring clang,$(EMU_CXX_IS)),1)
   # The emulation must see a volatile access as one (a flag between blocks):
@@ -31,7 +29,11 @@ ifeq ($(EMU),1)
         sudo apt install clang-12, then make ... CC=clang-12 CXX=clang++-12))
     endif
   endif
-  EMUFLAGS  = -std=c++17 -O2 -g $(if $(EMU_CLANG),-gdwarf-4) -Wall -Wno-unknown-pragmas -DWORKBOOK_EMU \
+  # Every compiler writes DWARF 4: from DWARF 5, binutils' addr2line
+  # (symbols.cpp) names the rewritten copy (build/emu/.../x.o.cpp) for some
+  # code instead of the #line'd source, the line right (clang 16 and binutils
+  # 2.40: Harris's out-of-line volatile helpers; tests/emu/source-names.sh).
+  EMUFLAGS  = -std=c++17 -O2 -g -gdwarf-4 -Wall -Wno-unknown-pragmas -DWORKBOOK_EMU \
               -Icommon/emu -Icommon/emu/not-provided -I$(BUILD)/cuh -pthread
   # and its library headers (cooperative groups, CUB) in folders of their own
   COMMON_H += $(filter-out %.cpp %.awk %/README,$(shell find common/emu -mindepth 2 -type f))
@@ -69,7 +71,8 @@ ifeq ($(EMU),1)
   # Under EMU=1 the emulation proves itself first: its own tests, planted
   # bugs included.
   EMU_TEST := $(BUILD)/emutest
-  RUN_EMU_TEST = @echo "check: the CPU emulation's own tests:" && $(EMU_TEST) --short-filename
+  RUN_EMU_TEST = @echo "check: the CPU emulation's own tests:" && $(EMU_TEST) --short-filename && \
+                 tests/emu/source-names.sh $(EMU_TEST)
 endif
 
 $(BUILD)/common/emu/%.o: common/emu/%.cpp $(wildcard common/emu/*.h)

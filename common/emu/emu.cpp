@@ -491,6 +491,25 @@ void note_progress(block_runner &r)
 
 static bool may_move_on(block_runner &r); /* false once it has failed the launch */
 
+/* Where thread t stopped: "" when it returned, else its barrier's line. */
+static std::string stop_of(const block_runner &r, unsigned t)
+{
+    return r.fibers[t].now == DONE ? "" : source_line(r.fibers[t].barrier_pc);
+}
+
+/* Threads skipped a barrier that others wait at. A race between two threads
+ * that stopped in different places, or a read of a word that no thread
+ * wrote (a skipped write's), is what the skip let through: the skipped
+ * barrier is the cause named. A race between two threads that wait at one
+ * barrier is their own. */
+static void fail_at_skipped_barrier(block_runner &r, const std::string &why)
+{
+    if (r.raced.found &&
+        (r.raced.unwritten || stop_of(r, r.raced.thread) != stop_of(r, r.raced.other)))
+        r.raced = race();
+    fail_launch(why);
+}
+
 /* Some threads wait at a barrier that others returned without reaching. */
 static void report_returned(block_runner &r)
 {
@@ -498,12 +517,15 @@ static void report_returned(block_runner &r)
     while (r.fibers[waiting].now != AT_BARRIER)
         waiting++;
     const void *pc = r.fibers[waiting].barrier_pc;
-    fail_launch(block_where(r, waiting, pc) + ": threads " +
-                list(0, n, [&](unsigned t) { return r.fibers[t].now == AT_BARRIER; }) +
-                " wait at __syncthreads()" + at_line(pc) + " but threads " +
-                list(0, n, [&](unsigned t) { return r.fibers[t].now == DONE; }) +
-                " returned without reaching it: a barrier inside code that not every "
-                "thread of the block runs (on a GPU: a hang, or wrong results)");
+    fail_at_skipped_barrier(
+        r, block_where(r, waiting, pc) + ": threads " +
+               list(0, n, [&](unsigned t) { return r.fibers[t].now == AT_BARRIER; }) +
+               " wait at __syncthreads()" + at_line(pc) + ", which threads " +
+               list(0, n, [&](unsigned t) { return r.fibers[t].now == DONE; }) +
+               " skipped: they returned without reaching it. A barrier inside code that not "
+               "every thread of the block runs (an if on the index, such as if (i < n)) is a "
+               "bug on a GPU (a hang, or wrong results): every thread must reach it, so put it "
+               "outside the if, and let the bounds test guard only the loads and stores");
 }
 
 /* Every thread waits at a barrier, not all called from one place: the same
@@ -524,11 +546,12 @@ static bool one_barrier(block_runner &r)
     auto at = [&](const std::string &line) {
         return list(0, n, [&](unsigned t) { return source_line(r.fibers[t].barrier_pc) == line; });
     };
-    fail_launch(block_where(r, 0, first) + ": threads " + at(a) + " wait at the __syncthreads() of " +
-                a + " while threads " + at(b) + " wait at the one of " + b +
-                ". The threads of a block must all meet at the same __syncthreads(): one inside "
-                "an if or a loop that threads take differently is a bug on a GPU (a hang, or "
-                "wrong results)");
+    fail_at_skipped_barrier(
+        r, block_where(r, 0, first) + ": threads " + at(a) + " wait at the __syncthreads() of " +
+               a + " while threads " + at(b) + " wait at the one of " + b +
+               ". The threads of a block must all meet at the same __syncthreads(): one inside "
+               "an if or a loop that threads take differently is a bug on a GPU (a hang, or "
+               "wrong results)");
     return false;
 }
 
@@ -600,12 +623,15 @@ static void run_block_fibers(block_runner &r, uint3 b)
                 settle_warp(r, w, true);
             return;
         }
+        /* a barrier some threads skipped first: it may be why they raced */
         if (done && at_barrier)
             report_returned(r);
+        else if (at_barrier && !one_place && !one_barrier(r))
+            return;
         /* a race ends the block at its next barrier, or at its end */
         if (r.raced.found)
             fail_launch(race_report(r));
-        if (at_barrier == 0 || aborted || (!one_place && !one_barrier(r)))
+        if (at_barrier == 0 || aborted)
             return;
         for (unsigned t = 0; t < n; t++)
             r.fibers[t].now = READY;

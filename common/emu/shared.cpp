@@ -15,8 +15,10 @@
  * The records also say which bytes the block has written, so a read of
  * shared memory that no thread of this block wrote (what an earlier block
  * left) is caught at the read, as NVIDIA's initcheck does for device
- * memory. It is reported the same way, unless a race turns up by the next
- * barrier: then the write came, but too late, and the race says why. */
+ * memory (not shared), even where the value never reaches an output: the
+ * emulation cannot follow it there. It is reported the same way, unless a
+ * race turns up by the next barrier: then the write came, but too late, and
+ * the race says why. */
 #include "memory.h"
 
 #include <sys/mman.h>
@@ -280,6 +282,19 @@ static std::string read_as_written(const block_runner &r, const unsigned char *p
     return "";
 }
 
+/* What a read of an unwritten word means. The emulation cannot tell
+ * whether the value reaches an output (PMPP's Brent-Kung scan reads past a
+ * partial section's data and never stores what it computes there), so it
+ * says both, and calls no write missing that may not be. */
+static const char *const UNWRITTEN_READ =
+    ". On a GPU the value read is undefined: shared memory starts each block holding "
+    "whatever an earlier block left. If the value never reaches an output, the answer can "
+    "still be right, but guard the read by the same bound as the write (a last, partial "
+    "tile or segment). If the value is used, either the read's index goes too far (past the "
+    "data of a last, partial tile; below 0 in s[i - offset]: a bounds test missing or "
+    "wrong?), or a write it needs is not there (the block must write every element it "
+    "reads, before a __syncthreads(): do the writes' indices reach them all?)";
+
 static std::string unwritten_report(const block_runner &r)
 {
     const race &c = r.raced;
@@ -296,11 +311,7 @@ static std::string unwritten_report(const block_runner &r)
         return who + " reads " + name + at_line(c.pc) + ", which no thread of this block has "
                "written" + share_written(r) + swapped;
     return who + " reads " + name + at_line(c.pc) + ", which no thread of this block has "
-           "written" + share_written(r) + ": shared memory starts each block holding "
-           "whatever an earlier block left. Either a write is missing (the block must write "
-           "every element it reads, before a __syncthreads(): do the writes' indices reach them "
-           "all?), or the read's index goes too far (past the data of a last, partial tile; "
-           "below 0 in s[i - offset]): a bounds test missing or wrong?";
+           "written" + share_written(r) + UNWRITTEN_READ;
 }
 
 std::string only_collective_between(const collective_site &c)

@@ -180,6 +180,27 @@ const char *emu_divergent_barrier(void)
     return finish();
 }
 
+/* A planted bug: a barrier inside a bounds test. The threads past n skip it
+ * and read what a waiting thread wrote, a race that the skipped barrier
+ * caused: the report must name the barrier. */
+__global__ void barrier_in_bounds_test(int *out, int n)
+{
+    __shared__ int s[64];
+    unsigned t = threadIdx.x;
+    if ((int)t < n) {
+        s[t] = (int)t;
+        __syncthreads(); /* LINE: barrier in a bounds test */
+    }
+    out[t] = t > 0 ? s[t - 1] : 0;
+}
+
+const char *emu_barrier_in_bounds_test(void)
+{
+    int *d = device_ints(NULL, 64);
+    barrier_in_bounds_test<<<1, 64>>>(d, 32);
+    return finish();
+}
+
 /* A planted bug: warps 0 and 1 wait at one barrier, the others at another. */
 __global__ void two_barriers(int *out)
 {
@@ -562,6 +583,39 @@ const char *emu_warp_scan(int *out, const int *in, int planted)
     return finish_ints(out, d, 64);
 }
 
+/* A planted bug: Harris's last-warp helper, volatile and no __syncwarp(),
+ * in a function of its own that is not inlined, as a helper called from
+ * several kernels often is not: its race must still be placed in this file,
+ * not in the rewritten copy the compiler read. */
+__attribute__((noinline)) __device__ void volatile_warp_sum(volatile int *s, unsigned t)
+{
+    s[t] += s[t + 32]; /* LINE: volatile helper's first step */
+    s[t] += s[t + 16];
+    s[t] += s[t + 8];
+    s[t] += s[t + 4];
+    s[t] += s[t + 2];
+    s[t] += s[t + 1]; /* LINE: volatile helper's last step */
+}
+
+__global__ void volatile_last_warp(int *out)
+{
+    __shared__ int sums[64];
+    unsigned t = threadIdx.x;
+    sums[t] = (int)t;
+    sums[t + 32] = (int)t;
+    __syncthreads();
+    volatile_warp_sum(sums, t);
+    if (t == 0)
+        *out = sums[0];
+}
+
+const char *emu_volatile_last_warp(void)
+{
+    int *d = device_ints(NULL, 1);
+    volatile_last_warp<<<1, 32>>>(d);
+    return finish();
+}
+
 /* Shared-memory histogram: atomics on shared words do not race. Planted
  * bugs: 1 never clears the bins, 2 leaves out the barrier after clearing,
  * 3 counts with a plain ++ on the shared bins, 4 with one on the device's
@@ -614,6 +668,48 @@ const char *emu_reverse_tile(int *out, const int *in, int n, int planted)
     reverse_tile<<<1, 64>>>(d, d_in, n, planted != 0);
     CUDA_CHECK(cudaFree(d_in));
     return finish_ints(out, d, 64);
+}
+
+/* A Brent-Kung scan of 2 * blockDim.x values a block, in place in one
+ * shared section: a sweep up the tree of partial sums, then one down it.
+ * Unguarded, as a textbook prints it: only the values below n are loaded,
+ * yet the sweeps add at every index, so in a last, partial section they
+ * read slots no thread wrote; what they compute there is never stored, and
+ * the answer is right on a GPU. Guarded: the slots past n are loaded as 0. */
+__global__ void brent_kung_scan(int *out, const int *in, int n, bool guarded)
+{
+    __shared__ int section[128];
+    unsigned t = threadIdx.x, width = 2 * blockDim.x;
+    size_t first = (size_t)blockIdx.x * width;
+    for (unsigned k = t; k < width; k += blockDim.x)
+        if (first + k < (size_t)n)
+            section[k] = in[first + k];
+        else if (guarded)
+            section[k] = 0;
+    for (unsigned gap = 1; gap < width; gap *= 2) {
+        __syncthreads();
+        unsigned k = (t + 1) * 2 * gap - 1;
+        if (k < width)
+            section[k] += section[k - gap]; /* LINE: sweep up */
+    }
+    for (unsigned gap = width / 4; gap > 0; gap /= 2) {
+        __syncthreads();
+        unsigned k = (t + 1) * 2 * gap - 1;
+        if (k + gap < width)
+            section[k + gap] += section[k];
+    }
+    __syncthreads();
+    for (unsigned k = t; k < width; k += blockDim.x)
+        if (first + k < (size_t)n)
+            out[first + k] = section[k];
+}
+
+const char *emu_brent_kung_scan(int *out, const int *in, int n, int guarded)
+{
+    int *d_in = device_ints(in, n), *d = device_ints(NULL, n);
+    brent_kung_scan<<<(n + 127) / 128, 64>>>(d, d_in, n, guarded != 0);
+    CUDA_CHECK(cudaFree(d_in));
+    return finish_ints(out, d, n);
 }
 
 /* One 16x16 block transposes a rows x cols matrix (each side at most 16)

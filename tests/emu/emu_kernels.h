@@ -29,6 +29,7 @@ const char *emu_dynamic_shared_reverse(int *out, const int *in, int blocks, int 
 const char *emu_dynamic_shared_too_small(void);
 const char *emu_divergent_barrier(void);
 const char *emu_two_barriers(void);
+const char *emu_barrier_in_bounds_test(void);
 const char *emu_barrier_counts(int *out, int block);
 const char *emu_shuffles(int *out, int block);
 const char *emu_votes(int *out, int block);
@@ -43,11 +44,14 @@ const char *emu_tile_transpose(int *out, const int *in, int planted);
 const char *emu_colliding_places(int *out, int block, int planted);
 const char *emu_stepped_rotation(int *out, const int *in, int blocks, int block, int planted);
 const char *emu_spin_after_race(void);
+const char *emu_volatile_last_warp(void);
 const char *emu_warp_scan(int *out, const int *in, int planted);
 const char *emu_shared_histogram(int *bins, const int *in, int n, int planted);
 const char *emu_transpose_tile(int *out, const int *in, int rows, int cols, int planted);
 const char *emu_own_bytes(unsigned char *bytes);
 const char *emu_reverse_tile(int *out, const int *in, int n, int planted);
+/* guarded: the slots past n are loaded as 0, else left unwritten */
+const char *emu_brent_kung_scan(int *out, const int *in, int n, int guarded);
 const char *emu_neighbour_bytes(int *out, int planted);
 const char *emu_wide_reads(int *out, int planted);
 const char *emu_out_of_bounds(int n);

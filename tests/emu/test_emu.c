@@ -145,6 +145,17 @@ Test(emu, stops_a_barrier_that_not_every_thread_reaches, TIMEOUT)
                                          "returned without reaching it", NULL});
 }
 
+Test(emu, names_the_barrier_that_threads_past_a_bounds_test_skipped, TIMEOUT)
+{
+    char waits[200];
+    snprintf(waits, sizeof waits, "wait at __syncthreads() %s", at_line("barrier in a bounds test"));
+    const char *error = emu_barrier_in_bounds_test();
+    expect_error_saying(error, (const char *[]){"kernel barrier_in_bounds_test, block (0, 0, 0)",
+                                                "threads 0, 1, 2", waits, "threads 32, 33",
+                                                "skipped: they returned without reaching it", NULL});
+    expect_error_not_saying(error, "race");
+}
+
 Test(emu, stops_threads_waiting_at_two_different_barriers, TIMEOUT)
 {
     char first[200], second[200];
@@ -449,6 +460,18 @@ Test(emu, catches_the_volatile_warp_scan_without_syncwarp, TIMEOUT)
                                          "one warp", "__syncwarp()", NULL});
 }
 
+/* Read from DWARF 5, GNU addr2line named the rewritten build/emu/...o.cpp
+ * for a function that was not inlined (clang 16), the line right. */
+Test(emu, places_a_race_in_an_out_of_line_helper_in_the_source_file, TIMEOUT)
+{
+    char what[300];
+    snprintf(what, sizeof what, "thread 1 writes sums[1] %s, which thread 0 read %s",
+             at_line("volatile helper's first step"), at_line("volatile helper's last step"));
+    const char *error = emu_volatile_last_warp();
+    expect_error_saying(error, (const char *[]){"kernel volatile_last_warp", what, NULL});
+    expect_error_not_saying(error, ".o.cpp");
+}
+
 Test(emu, passes_atomics_on_shared_memory, TIMEOUT)
 {
     enum { N = 5000 };
@@ -558,6 +581,32 @@ Test(emu, passes_a_tile_whose_every_slot_is_written, TIMEOUT)
     }
 }
 
+/* PMPP's Brent-Kung scan as printed reads, in a last partial section, slots
+ * no thread wrote, and never stores what it computes from them: the report
+ * says what happened, and calls no write missing. */
+Test(emu, says_what_an_unguarded_read_of_an_unwritten_slot_means, TIMEOUT)
+{
+    enum { N = 200 };
+    int in[N], out[N];
+    random_ints(in, N, 100);
+    expect_success(emu_brent_kung_scan(out, in, N, 1));
+    for (int i = 0, sum = 0; i < N; i++) { /* each section of 128 scanned alone */
+        sum = (i % 128 ? sum : 0) + in[i];
+        cr_assert_eq(out[i], sum, "out[%d] = %d, expected %d", i, out[i], sum);
+    }
+    char what[300];
+    snprintf(what, sizeof what, "%s, which no thread of this block has written (it wrote 72 of "
+             "the 128 elements of section)", at_line("sweep up"));
+    const char *error = emu_brent_kung_scan(out, in, N, 0);
+    expect_error_saying(error, (const char *[]){"kernel brent_kung_scan, block (1, 0, 0)", what,
+                                                "On a GPU the value read is undefined",
+                                                "If the value never reaches an output, the "
+                                                "answer can still be right",
+                                                "guard the read by the same bound as the write",
+                                                NULL});
+    expect_error_not_saying(error, "a write is missing");
+}
+
 Test(emu, stops_a_read_past_what_a_partial_tile_loaded, TIMEOUT)
 {
     int in[40], out[64];
@@ -567,7 +616,7 @@ Test(emu, stops_a_read_past_what_a_partial_tile_loaded, TIMEOUT)
              "written (it wrote 40 of the 64 elements of tile)", at_line("read the tile reversed"));
     expect_error_saying(emu_reverse_tile(out, in, 40, 1),
                         (const char *[]){"kernel reverse_tile, block (0, 0, 0), ", what,
-                                         "or the read's index goes too far", NULL});
+                                         "the read's index goes too far", NULL});
 }
 
 /* Neighbours' bytes share a word, never a byte: no race, in device

@@ -249,6 +249,8 @@ stage_reason() { # NAME STAGE TEXT: stage STAGE's reason says TEXT
         { echo "grade-test: $1: stage $2's reason does not say '$3'"; status=1; }
 }
 stage_reason hangs-3 3 'stopped after'
+# the emulation's report whole, its cause at the end
+stage_reason races-2 2 'or a barrier between the two writes is missing'
 stage_reason no-n0 1 'n = 0'
 expect no-compile 0
 reason no-compile 'does not compile; its first error.*error'
