@@ -10,6 +10,7 @@
 # the file is not what the sources make: a construct new to a solution, or
 # one no longer used.
 set -u
+export LC_ALL=C # one order of names on every machine
 cd "$(dirname "$0")/.." || exit 1
 matrix=common/emu/SUPPORT.md
 tmp=$(mktemp -d) || exit 1
