@@ -273,8 +273,9 @@ const char *launch_hint(const struct problem *p, const char *error)
          "the launch shape is impossible: a grid needs at least 1 block (so launch nothing "
          "when n == 0) and a block at most 1024 threads"},
         {"cudaErrorInvalidValue",
-         "a launch or a copy was given an impossible value: a grid of 0 blocks, a block of "
-         "more than 1024 threads, or more shared memory than a block may have"},
+         "a launch or a copy was given an impossible value: a grid of 0 blocks (so launch "
+         "nothing when n == 0), a block of more than 1024 threads, or more shared memory "
+         "than a block may have"},
         {"cudaErrorIllegalAddress",
          "a thread read or wrote outside its arrays: check the bounds test and the index "
          "arithmetic. EMU=1 (or compute-sanitizer) names the line"},
