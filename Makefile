@@ -216,29 +216,34 @@ LAB_CU_OBJS = $(patsubst spec/$(2)/%.cu,$(BUILD)/$(patsubst skeletons,solutions,
 # skeletons' own, made on demand).
 LAB_HEADERS = $(wildcard $(1)/$(2)/*.h) $(filter $(1)/$(2)/%.h,$(SKELETON_FILES))
 
+# A submission is built whole every time: another may have stood at its
+# path, with files older than that build. tests/mutants/mutants.sh, which
+# copies each mutant afresh, builds by the files' dates (REBUILD_SUBMISSION=).
+REBUILD_SUBMISSION ?= FORCE
+
 # One lab built from one tree: $(1) its name under build/, $(2) the folder
 # holding the lab's sources, $(3) the lab. The tests and the harness are
 # always this checkout's; only the kernels come from the tree. The run
 # program's seal.o links first: its .preinit_array entry (the grader's seal
 # key) runs before anything of the student's file.
 define LAB_RULES
-$(BUILD)/$(1)/$(3)/$(3).o: $(2)/$(3)/$(3).cu $(call LAB_HEADERS,$(2),$(3)) $(COMMON_H) $(if $(filter submission-%,$(1)),FORCE) $(CU_REWRITE) | $(CU_TOOL)
+$(BUILD)/$(1)/$(3)/$(3).o: $(2)/$(3)/$(3).cu $(call LAB_HEADERS,$(2),$(3)) $(COMMON_H) $(if $(filter submission-%,$(1)),$(REBUILD_SUBMISSION)) $(CU_REWRITE) | $(CU_TOOL)
 	@mkdir -p $$(@D)
 	$(Q)$$(if $$(filter 1,$$(V)),$$(KERNEL_COMPILE) $$(if $$(NVCC_CHECK),&& $$(NVCC_CHECK)),$$(SHOW_KERNEL_COMPILE))
 
-$(BUILD)/$(1)/$(3)/%.o: tests/$(3)/%.c $(call LAB_HEADERS,$(2),$(3)) $(COMMON_H) $(if $(filter submission-%,$(1)),FORCE) | need-criterion
+$(BUILD)/$(1)/$(3)/%.o: tests/$(3)/%.c $(call LAB_HEADERS,$(2),$(3)) $(COMMON_H) $(if $(filter submission-%,$(1)),$(REBUILD_SUBMISSION)) | need-criterion
 	@mkdir -p $$(@D)
 	$(Q)$$(CC) $$(CFLAGS) $$(CPPFLAGS) -I$(2)/$(3) $$(CRITERION_CFLAGS) -c $$< -o $$@
 
-$(BUILD)/$(1)/$(3)/%.o: spec/$(3)/%.c $(call LAB_HEADERS,$(2),$(3)) $(COMMON_H) $(if $(filter submission-%,$(1)),FORCE) | need-criterion
+$(BUILD)/$(1)/$(3)/%.o: spec/$(3)/%.c $(call LAB_HEADERS,$(2),$(3)) $(COMMON_H) $(if $(filter submission-%,$(1)),$(REBUILD_SUBMISSION)) | need-criterion
 	@mkdir -p $$(@D)
 	$(Q)$$(CC) $$(CFLAGS) $$(CPPFLAGS) -I$(2)/$(3) $$(CRITERION_CFLAGS) -c $$< -o $$@
 
-$(BUILD)/$(1)/$(3)/%.o: spec/$(3)/%.cu $(call LAB_HEADERS,$(2),$(3)) $(COMMON_H) $(if $(filter submission-%,$(1)),FORCE) $(CU_REWRITE) | $(CU_TOOL)
+$(BUILD)/$(1)/$(3)/%.o: spec/$(3)/%.cu $(call LAB_HEADERS,$(2),$(3)) $(COMMON_H) $(if $(filter submission-%,$(1)),$(REBUILD_SUBMISSION)) $(CU_REWRITE) | $(CU_TOOL)
 	@mkdir -p $$(@D)
 	$(Q)$$(CU_COMPILE) -I$(2)/$(3)
 
-$(BUILD)/$(1)/$(3)/%.o: common/%.c $(COMMON_H) $(if $(filter submission-%,$(1)),FORCE) | need-criterion
+$(BUILD)/$(1)/$(3)/%.o: common/%.c $(COMMON_H) $(if $(filter submission-%,$(1)),$(REBUILD_SUBMISSION)) | need-criterion
 	@mkdir -p $$(@D)
 	$(Q)$$(CC) $$(CFLAGS) $$(CPPFLAGS) $$(CRITERION_CFLAGS) -DLAB_SOURCE='"$(2)/$(3)/$(3).cu"' -c $$< -o $$@
 

@@ -122,9 +122,10 @@ run_one() {
     [[ -z "${ONLY:-}" || "$stage | $what" =~ $ONLY ]] || return 0
     number=$((number + 1))
     [ -z "${PICK:-}" ] || number=$block # its log named by its place in the catalogue
-    # one folder for every mutant in turn, so they share one build folder
+    # one folder for every mutant in turn, so they share one build folder;
+    # the copy keeps its dates, so only the planted file is built again
     local dir=$work/planted log=$work/$number.log
-    rm -rf "$dir" && mkdir -p "$dir/labs" && cp -r "labs/$lab" "$dir/labs/"
+    rm -rf "$dir" && mkdir -p "$dir/labs" && cp -rp "labs/$lab" "$dir/labs/"
     if ! tests/mutants/plant.sh "$lab" "^$(literal "$stage | $what")\$" \
         > "$dir/labs/$lab/$lab.cu" 2> "$log"; then
         row "$lab" "$stage" "$what" "DOES NOT APPLY: $(cat "$log")"
@@ -140,10 +141,10 @@ run_one() {
         local goals=(build)
         [ "$emu" = 1 ] || goals+=(technique-runs)
         NO_COLOR=1 make --no-print-directory "${goals[@]}" \
-            LAB="$lab" STAGE="$stage" EMU="$emu" SUBMISSION="$dir" "${make_args[@]}" >> "$log" 2>&1
+            LAB="$lab" STAGE="$stage" EMU="$emu" SUBMISSION="$dir" REBUILD_SUBMISSION= "${make_args[@]}" >> "$log" 2>&1
     fi
     NO_COLOR=1 on_gpu make --no-print-directory test LAB="$lab" STAGE="$stage" EMU="$emu" \
-        SUBMISSION="$dir" "${make_args[@]}" >> "$log" 2>&1
+        SUBMISSION="$dir" REBUILD_SUBMISSION= "${make_args[@]}" >> "$log" 2>&1
     local caught=$? verdict="caught, says it"
     first_report "$log" > "$log.first"
     if [[ $what == honest:* ]]; then
@@ -178,7 +179,7 @@ run_one() {
     fi
     if [ -n "$tool" ]; then # compute-sanitizer's last line counts what it found
         NO_COLOR=1 on_gpu make --no-print-directory sanitize LAB="$lab" STAGE="$stage" TOOL="$tool" \
-            SUBMISSION="$dir" > "$log.$tool" 2>&1
+            SUBMISSION="$dir" REBUILD_SUBMISSION= > "$log.$tool" 2>&1
         if grep -qE "(ERROR|RACECHECK) SUMMARY: [1-9]" "$log.$tool"; then
             verdict+="; $tool reports it"
         else
