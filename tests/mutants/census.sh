@@ -33,6 +33,13 @@ fi
 # is emulated): 30 copies on two H200s' 32 cores ran at a load of 50 to 68,
 # and correct stages did not finish in 30 s.
 jobs=${JOBS:-$([ "$emu" = 1 ] && nproc || echo $((2 * ${GPU_TESTS:-3} * gpus)))}
+# And each test run shares the cores with the others: Criterion runs as
+# many tests at once as there are cores, so six runs of twenty tests each
+# put two H200s' 32 cores at a load of 110, and stages were stopped.
+if [ "$emu" != 1 ] && [[ " ${make_args[*]} " != *" TESTFLAGS="* ]]; then
+    each=$(($(nproc) / (${GPU_TESTS:-3} * gpus)))
+    make_args+=("TESTFLAGS=--jobs=$((each > 0 ? each : 1))")
+fi
 
 start=$SECONDS
 # What every copy shares (the harness, the emulation) is built once, in the
