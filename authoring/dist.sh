@@ -43,7 +43,7 @@ for lab in "${course[@]}"; do
     case " $* " in *" $lab "*) ;; *) out+=("$lab") ;; esac
 done
 for lab in "${out[@]}"; do
-    rm -rf "labs/$lab" "spec/$lab" "tests/$lab" handouts/[0-9]*-"$lab".md
+    rm -rf "labs/$lab" "spec/$lab" "tests/$lab" handouts/[0-9]*-"$lab".md handouts/appendix/[0-9]*-"$lab".md
 done
 for family in spec/*/; do # a folder a family of labs shares (scan-HS, scan-Blelloch: spec/scan)
     family=${family%/} family=${family#spec/}

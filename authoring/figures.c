@@ -1,7 +1,8 @@
 /* figures.c: every figure a handout or a model answer quotes beside a
  * citation of a file must be in that file, or follow from it by a rule
  * this checker knows. `make check-figures` runs it on every handout
- * (handouts/NN-LAB.md) and model answer (solutions/LAB/ANSWERS.md), from
+ * (handouts/NN-LAB.md), its appendix (handouts/appendix/NN-LAB.md) and
+ * model answer (solutions/LAB/ANSWERS.md), from
  * the repository's root:
  *
  *     build/figures [-v] [--perturb] [FILE.md...]
@@ -1305,6 +1306,7 @@ int main(int argc, char **argv)
     glob_t gl = {0};
     if (!nargs) {
         glob("handouts/*.md", 0, NULL, &gl);
+        glob("handouts/appendix/*.md", GLOB_APPEND, NULL, &gl);
         glob("solutions/*/ANSWERS.md", GLOB_APPEND, NULL, &gl);
         for (size_t i = 0; i < gl.gl_pathc; i++) check_doc(gl.gl_pathv[i]);
     }

@@ -5,8 +5,13 @@
 .PHONY: handouts pdf deps-pdf need-pandoc need-pdf-tools
 
 HANDOUT_PAGES := $(sort $(wildcard handouts/[0-9]*.md))
+# A lab's appendix (its trials, per-size tables, where its numbers come
+# from) is handouts/appendix/ under the handout's own name: the handout is
+# the main line a student reads in one sitting, the appendix is optional.
+APPENDIX_PAGES := $(sort $(wildcard handouts/appendix/[0-9]*.md))
 HANDOUT_FIGURES := $(wildcard handouts/figures/*.svg results/*/*/bench*.svg)
-HANDOUTS := $(BUILD)/handouts/index.html $(patsubst handouts/%.md,$(BUILD)/handouts/%.html,$(HANDOUT_PAGES))
+HANDOUTS := $(BUILD)/handouts/index.html $(patsubst handouts/%.md,$(BUILD)/handouts/%.html,$(HANDOUT_PAGES) \
+              $(APPENDIX_PAGES))
 # pandoc's option for one self-contained page, which its version decides:
 # asked the first time a page is made, and only then.
 PANDOC_EMBED = $(eval PANDOC_EMBED := $$(shell pandoc --help 2>/dev/null | grep -q -- --embed-resources \
@@ -25,7 +30,14 @@ $(BUILD)/handouts/%.html: handouts/%.md $(HANDOUT_PAGES) handouts/handout.css $(
 	$(Q)$(PANDOC_HTML) --toc --include-before-body=$(@:.html=.nav) \
 	  --include-after-body=$(@:.html=.nav) $< -o $@
 
-$(BUILD)/handouts/index.html: $(HANDOUT_PAGES) handouts/handout.css tools/handout-pages.sh | need-pandoc
+$(BUILD)/handouts/appendix/%.html: handouts/appendix/%.md handouts/%.md handouts/handout.css \
+                                   $(HANDOUT_FIGURES) tools/handout-pages.sh | need-pandoc
+	@mkdir -p $(@D)
+	$(Q)tools/handout-pages.sh appendix-nav handouts/$*.md > $(@:.html=.nav)
+	$(Q)$(PANDOC_HTML) --toc --include-before-body=$(@:.html=.nav) \
+	  --include-after-body=$(@:.html=.nav) $< -o $@
+
+$(BUILD)/handouts/index.html: $(HANDOUT_PAGES) $(APPENDIX_PAGES) handouts/handout.css tools/handout-pages.sh | need-pandoc
 	@mkdir -p $(@D)
 	$(Q)tools/handout-pages.sh index $(HANDOUT_PAGES) > $(@:.html=.md)
 	$(Q)$(PANDOC_HTML) $(@:.html=.md) -o $@
@@ -44,7 +56,7 @@ pdf: $(PDF)
 $(PDF): $(PDF:.pdf=.html) | need-pdf-tools
 	$(Q)weasyprint --quiet $< $@
 
-$(PDF:.pdf=.html): $(HANDOUT_PAGES) handouts/handout.css handouts/print.css tools/handout-pages.sh \
+$(PDF:.pdf=.html): $(HANDOUT_PAGES) $(APPENDIX_PAGES) handouts/handout.css handouts/print.css tools/handout-pages.sh \
                    $(addprefix $(PRINT_FIGURES)/,$(HANDOUT_FIGURES)) | need-pandoc
 	@mkdir -p $(@D)
 	$(Q)tools/handout-pages.sh course $(HANDOUT_PAGES) > $(@:.html=.md)

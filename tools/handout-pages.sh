@@ -9,8 +9,12 @@
 #                                          markdown: a contents list, then each handout
 #                                          as a div (id handout-name) under its title
 #   handout-pages.sh titles HANDOUT...     each handout's title, a line each
+#   handout-pages.sh appendix-nav HANDOUT  the links around a handout's appendix
+#                                          (handouts/appendix/NN-name.md): back to it
 #
 # HANDOUT... are handouts/NN-name.md in course order; PAGE is one's NN-name.
+# A handout links its appendix as appendix/NN-name.html, the appendix its
+# handout as ../NN-name.html; the course document turns both into anchors.
 set -eu
 mode=$1
 shift
@@ -22,6 +26,14 @@ lab() { local n; n=$(name "$1"); echo "${n#*-}"; } # an id starts with a letter
 front_matter() {
     printf -- '---\ntitle: "GPU workbook"\nsubtitle: "Staged CUDA C labs: the course in order"\n---\n'
 }
+
+appendix() { echo "handouts/appendix/$(name "$1").md"; }
+
+if [ "$mode" = appendix-nav ]; then
+    printf '<nav class="pages">&larr; <a href="../%s.html">%s</a> &middot; <a href="../index.html">all labs</a></nav>\n' \
+        "$(name "$1")" "$(field title "$1")"
+    exit 0
+fi
 
 if [ "$mode" = titles ]; then
     for f in "$@"; do field title "$f"; done
@@ -35,10 +47,25 @@ if [ "$mode" = course ]; then
         printf -- '[%s](#handout-%s)\n:   %s\n\n' "$(field title "$f")" "$(lab "$f")" "$(field subtitle "$f")"
     done
     printf ':::\n'
+    # the links between pages, as anchors in the one document
+    anchors=()
+    for f in "$@"; do
+        anchors+=(-e "s|(appendix/$(name "$f")\.html|(#appendix-$(lab "$f")|g"
+                  -e "s|(\.\./$(name "$f")\.html|(#handout-$(lab "$f")|g")
+    done
+    body() { awk 'NR == 1 && /^---$/ { front = 1; next } front && /^(---|\.\.\.)$/ { front = 0; next } !front' "$1" |
+             sed "${anchors[@]}"; }
     for f in "$@"; do
         printf '\n::: {#handout-%s .handout}\n::: handout-title\n%s\n:::\n\n::: handout-subtitle\n%s\n:::\n\n' \
             "$(lab "$f")" "$(field title "$f")" "$(field subtitle "$f")"
-        awk 'NR == 1 && /^---$/ { front = 1; next } front && /^(---|\.\.\.)$/ { front = 0; next } !front' "$f"
+        body "$f"
+        printf '\n:::\n'
+    done
+    for f in "$@"; do
+        [ -f "$(appendix "$f")" ] || continue
+        printf '\n::: {#appendix-%s .handout}\n::: handout-title\n%s\n:::\n\n::: handout-subtitle\n%s\n:::\n\n' \
+            "$(lab "$f")" "$(field title "$(appendix "$f")")" "$(field subtitle "$(appendix "$f")")"
+        body "$(appendix "$f")"
         printf '\n:::\n'
     done
     exit 0
@@ -84,7 +111,9 @@ for f in "$@"; do
         file="[\`labs/$lab/$lab.cu\`](../../labs/$lab/$lab.cu)"
         [ -f "solutions/$lab/$lab.cu" ] || [ -f "labs/$lab/$lab.cu" ] || written="not yet" # as the Makefile's WRITTEN
     fi
-    printf '| %s | [%s](%s.html) | %s | %s | %s |\n' "${n%%-*}" "$(field title "$f")" "$n" \
+    more=""
+    [ ! -f "$(appendix "$f")" ] || more=" ([appendix](appendix/$n.html))"
+    printf '| %s | [%s](%s.html)%s | %s | %s | %s |\n' "${n%%-*}" "$(field title "$f")" "$n" "$more" \
         "$(field subtitle "$f")" "$file" "$written"
 done
 cat <<'EOF'
