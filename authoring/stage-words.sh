@@ -20,7 +20,8 @@ for lab in "${course[@]}"; do
     [ -x "$run" ] || { echo "stage-words: $run is not built"; exit 1; }
     "$run" list=ideas | sed "s/^/$lab\t/" >> "$tmp/ideas" || exit 1
 done
-pages=(README.md handouts/*.md solutions/*/ANSWERS.md)
+shopt -s nullglob # a lab may have no appendix
+pages=(README.md handouts/*.md handouts/appendix/*.md solutions/*/ANSWERS.md)
 awk -F '\t' -v course="${course[*]}" '
     FILENAME == ARGV[1] { short[$1, $2] = $3; long[$1, $2] = $4; next }
     FNR == 1 { page_lab = ""; block_lab = ""; in_block = 0; n = split(course, labs, " ")
