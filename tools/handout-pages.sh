@@ -11,6 +11,9 @@
 #   handout-pages.sh titles HANDOUT...     each handout's title, a line each
 #   handout-pages.sh appendix-nav HANDOUT  the links around a handout's appendix
 #                                          (handouts/appendix/NN-name.md): back to it
+#   handout-pages.sh syllabus HANDOUT...   the syllabus page, as pandoc markdown, from
+#                                          the marks in the handouts (below); fails,
+#                                          naming the line, where a mark is missing
 #
 # HANDOUT... are handouts/NN-name.md in course order; PAGE is one's NN-name.
 # A handout links its appendix as appendix/NN-name.html, the appendix its
@@ -28,6 +31,93 @@ front_matter() {
 }
 
 appendix() { echo "handouts/appendix/$(name "$1").md"; }
+
+# The marks a lab's handout carries, which the syllabus is made of: under
+# each stage's heading ("# Stage 3: ..." or "# Stages 1 to 3: ..."), first,
+# "*Core: about 1 hour.*" or "*Stretch: about 30 minutes.*"; and each
+# question, a numbered item, opens with "**Core.**" or "**Stretch.**".
+# Prints a tab-separated line a stage ("stage", heading, kind, hours) and a
+# question ("question", number, kind); an unmarked one as a line "missing".
+marks() {
+    awk '
+        function report(what) { printf "missing\t%s:%d: %s\n", FILENAME, FNR, what }
+        /^```/ { code = !code }
+        code { next }
+        heading != "" && NF {
+            if ($0 ~ /^\*(Core|Stretch): about [0-9.]+ (hour|hours|minutes)\.\*$/) {
+                split($0, w, " "); kind = tolower(substr(w[1], 2, length(w[1]) - 2))
+                printf "stage\t%s\t%s\t%g\n", heading, kind, w[4] ~ /^minutes/ ? w[3] / 60 : w[3]
+            } else report("\"" heading "\" has no *Core: about N hours.* or *Stretch: ...* line under it")
+            heading = ""
+        }
+        /^# Stages? / { heading = substr($0, 3); next }
+        /^# / { questions = $0 == "# Questions"; next }
+        questions && /^[0-9]+\. / {
+            if ($0 ~ /^[0-9]+\. \*\*(Core|Stretch)\.\*\*/)
+                printf "question\t%d\t%s\n", $1, tolower(substr($2, 3, length($2) - 5))
+            else report("question " $1 " opens with neither **Core.** nor **Stretch.**")
+        }' "$1"
+}
+
+if [ "$mode" = syllabus ]; then
+    printf -- '---\ntitle: "Syllabus"\nsubtitle: "What each lab asks: core and stretch, hours, suggested points"\n---\n'
+    cat <<'PAGE'
+
+Each handout marks its stages and questions **core** (what every student
+should do) or **stretch** (for those who want more), with the hours a
+second-year student working on the CPU emulation may need. This page is
+made from those marks. A course that keeps to the core still meets every
+lab's idea; the stretch stages are where the last factors of speed are.
+
+| lab | core stages | hours | stretch stages | hours | core questions | stretch questions |
+|---|---|--:|---|--:|--:|--:|
+PAGE
+    status=0 core_total=0 stretch_total=0 points=""
+    for f in "$@"; do
+        n=$(name "$f")
+        [ "${n%%-*}" != 00 ] || continue
+        rows=$(marks "$f")
+        if grep -q '^missing' <<< "$rows"; then
+            grep '^missing' <<< "$rows" | cut -f 2- >&2
+            status=1
+            continue
+        fi
+        summary=$(awk -F '\t' -v lab="${n#*-}" '
+            function ids(h) { sub(/^Stages? /, "", h); sub(/:.*/, "", h); return h }
+            $1 == "stage" { list[$3] = list[$3] (list[$3] ? ", " : "") ids($2); hours[$3] += $4 }
+            $1 == "question" { asked[$3]++ }
+            END { printf "%s\t%g\t%s\t%g\t%d\t%d", list["core"], hours["core"], list["stretch"] ? list["stretch"] : "-",
+                         hours["stretch"], asked["core"], asked["stretch"] }' <<< "$rows")
+        IFS=$'\t' read -r core core_hours stretch stretch_hours core_q stretch_q <<< "$summary"
+        printf '| [%s](%s.html) | %s | %g | %s | %g | %d | %d |\n' "${n#*-}" "$n" "${core:--}" "$core_hours" \
+            "$stretch" "$stretch_hours" "$core_q" "$stretch_q"
+        # the points: a core stage its hours, rounded, at least 1 (a heading
+        # of several stages shares its hours among them)
+        points+=$(awk -F '\t' -v lab="${n#*-}" '
+            $1 == "stage" && $3 == "core" {
+                h = $2; sub(/^Stages? /, "", h); sub(/:.*/, "", h)
+                if (split(h, r, / to /) == 2) { k = 0; for (s = r[1]; s <= r[2]; s++) id[++k] = s }
+                else k = split(h, id, /, | and /)
+                p = int($4 / k + 0.5); if (p < 1) p = 1
+                for (s = 1; s <= k; s++) if (p > 1) printf "%s %s %d\n", lab, id[s], p
+            }' <<< "$rows")$'\n'
+        core_total=$(awk -v a="$core_total" -v b="$core_hours" 'BEGIN { print a + b }')
+        stretch_total=$(awk -v a="$stretch_total" -v b="$stretch_hours" 'BEGIN { print a + b }')
+    done
+    printf '| **every lab** | | **%g** | | **%g** | | |\n' "$core_total" "$stretch_total"
+    cat <<'PAGE'
+
+**Suggested points.** `make grade` gives each stage 1 point unless
+`grading/weights.txt` says otherwise. To weigh the core stages by the work
+they ask (a point an hour, rounded, at least 1) and leave every other stage
+at 1 point, put these lines in that file:
+
+```text
+PAGE
+    grep -v '^$' <<< "$points"
+    printf '```\n'
+    exit $status
+fi
 
 if [ "$mode" = appendix-nav ]; then
     printf '<nav class="pages">&larr; <a href="../%s.html">%s</a> &middot; <a href="../index.html">all labs</a></nav>\n' \
