@@ -242,8 +242,8 @@ __global__ void __launch_bounds__(32 * ROWS6, 2)
      *       step w - 1 and step w; window 0 the LINE rows above r0, which
      *       the block puts in the ring first, before step 0 (keep_step
      *       writes STEP6 rows: from r0 - LINE it runs into step 0's). A
-     *       strip's first block has no rows above r0 = 0 and reads none:
-     *       row -1 lies before in, and a test against rows does not see it.
+     *       strip's first block has no rows above r0 = 0 and reads none
+     *       (they would lie before in's first row; the bounds guard the ends).
      *       Load step w + 1 (load_step) before writing window w, so that
      *       its loads fly meanwhile, and keep it (keep_step) after a
      *       __syncthreads(): its slot held step w - 1. Another barrier
