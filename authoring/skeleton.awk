@@ -20,7 +20,7 @@
 # last). Where the comment states a formula the stage exists to teach, it
 # is marked {what full says|what goal says instead}, within one line; a line
 # that a mark leaves empty is dropped, so {|a line} is goal's alone and
-# {a line|} full's alone.
+# {a line|} full's alone. No other {, } or | may stand in a STUDENT comment.
 
 BEGIN {
     if (hints == "") hints = "full"
