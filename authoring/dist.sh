@@ -20,12 +20,17 @@
 # README.md's table marks the labs left out "to come"; results/ stays
 # whole (measurements, no code: tests/dist checks it with leaks.sh).
 #
+# HINTED=DIR (make dist HINTS=goal): the copy's labs/<lab>/ are the
+# skeletons in DIR/<lab>/, generated at that hint level, instead of the
+# committed labs/ (full hints).
+#
 # It gets .github/workflows/classroom.yml (grading/classroom.sh, from the
 # skeletons' drivers in BINS), so that it can serve as a GitHub Classroom
 # template as it is.
 set -eu
 dir=$1 bins=$2 name=gpu-workbook
 shift 2
+hinted=${HINTED:+$(cd "$HINTED" && pwd)}
 mkdir -p "$dir" && rm -rf "${dir:?}/$name" "$dir/$name.tar.gz" && mkdir "$dir/$name"
 git archive --format=tar HEAD | tar -x -C "$dir/$name"
 [ -z "$(git status --porcelain -- . ':!results' 2> /dev/null)" ] ||
@@ -45,6 +50,9 @@ done
 for lab in "${out[@]}"; do
     rm -rf "labs/$lab" "spec/$lab" "tests/$lab" handouts/[0-9]*-"$lab".md handouts/appendix/[0-9]*-"$lab".md
 done
+if [ -n "$hinted" ]; then
+    for lab in "$@"; do rm -rf "labs/$lab" && cp -R "$hinted/$lab" "labs/$lab"; done
+fi
 for family in spec/*/; do # a folder a family of labs shares (scan-HS, scan-Blelloch: spec/scan)
     family=${family%/} family=${family#spec/}
     printf "%s\n" "${course[@]}" | grep -q "^$family-" || continue
@@ -71,4 +79,4 @@ awk -v out=" ${out[*]} " '
     { print }' README.md > README.tmp && mv README.tmp README.md
 cd .. && tar -czf "$name.tar.gz" "$name"
 echo "dist: $dir/$name.tar.gz (and unpacked, $dir/$name/): $(find "$name" -type f | wc -l) files," \
-    "the labs $*${out[*]:+ (to come: ${out[*]})}, no solutions"
+    "the labs $*${out[*]:+ (to come: ${out[*]})}${hinted:+, hints: ${HINTS:-$HINTED}}, no solutions"

@@ -23,12 +23,26 @@ $(SKELETONS)/%: solutions/% authoring/skeleton.awk
 $(foreach l,$(WRITTEN),$(eval $(call LAB_RULES,skeletons,$(SKELETONS),$(l))))
 PROVEN = $(foreach t,skeletons solutions,$(foreach l,$(WRITTEN),$(BUILD)/$(t)/$(l)/test $(BUILD)/$(t)/$(l)/run))
 
-# labs/ from solutions/, never over a student's work (authoring/skeletons.sh).
-skeletons: $(SKELETON_FILES)
-	@authoring/skeletons.sh write $(SKELETONS) $(WRITTEN)
+# How much the TODO comments give (authoring/skeleton.awk): HINTS=full, the
+# skeletons above, or goal: Goal and Keep, no Hint, and the formulas a stage
+# teaches left to derive. The code is the same at every level, so the
+# checks build and prove the full skeletons whatever HINTS says.
+HINTS ?= full
+ifeq ($(filter full goal,$(HINTS)),)
+  $(error HINTS=$(HINTS): the hint levels are full (the default) and goal)
+endif
+HINTED := $(if $(filter full,$(HINTS)),$(SKELETONS),$(BUILD)/skeleton-sources-$(HINTS))
+HINTED_FILES := $(patsubst $(SKELETONS)/%,$(HINTED)/%,$(SKELETON_FILES))
+$(BUILD)/skeleton-sources-goal/%: solutions/% authoring/skeleton.awk
+	@mkdir -p $(@D)
+	$(Q)awk -v hints=goal -f authoring/skeleton.awk $< > $@.tmp && mv $@.tmp $@
 
-check-skeletons: $(SKELETON_FILES)
-	@authoring/skeletons.sh check $(SKELETONS) $(WRITTEN)
+# labs/ from solutions/, never over a student's work (authoring/skeletons.sh).
+skeletons: $(HINTED_FILES)
+	@HINTS=$(HINTS) authoring/skeletons.sh write $(HINTED) $(WRITTEN)
+
+check-skeletons: $(HINTED_FILES)
+	@HINTS=$(HINTS) authoring/skeletons.sh check $(HINTED) $(WRITTEN)
 
 # Every figure a handout or a model answer quotes beside a citation of a
 # file under results/ or notebook/, checked against that file by the rules
@@ -232,6 +246,7 @@ check-grade:
 # workflow names the stages the skeletons' drivers name. LABS=map,reduce
 # (comma-separated): a copy of those labs alone, for a course released in
 # parts; later labs' given code answers earlier labs' stages (README.md).
+# HINTS=goal: its labs/ with the TODO comments of that level.
 DIST_NAMED := $(subst $(comma), ,$(LABS))
 ifneq ($(filter dist,$(MAKECMDGOALS)),)
   ifneq ($(filter-out $(WRITTEN),$(DIST_NAMED)),)
@@ -240,8 +255,8 @@ ifneq ($(filter dist,$(MAKECMDGOALS)),)
   endif
 endif
 DIST_LABS := $(if $(DIST_NAMED),$(filter $(DIST_NAMED),$(WRITTEN)),$(WRITTEN))
-dist: $(foreach l,$(DIST_LABS),$(BUILD)/skeletons/$(l)/run)
-	@authoring/dist.sh "$(or $(DIST),build/dist)" $(BUILD)/skeletons $(DIST_LABS)
+dist: $(foreach l,$(DIST_LABS),$(BUILD)/skeletons/$(l)/run) $(filter $(foreach l,$(DIST_LABS),$(HINTED)/$(l)/%),$(HINTED_FILES))
+	@HINTS=$(HINTS) HINTED=$(if $(filter full,$(HINTS)),,$(HINTED)) authoring/dist.sh "$(or $(DIST),build/dist)" $(BUILD)/skeletons $(DIST_LABS)
 
 # The student copy checked as CI checks it: it builds, its make check passes,
 # its tests fail until a lab is done and pass once it is (tests/dist).
@@ -303,10 +318,12 @@ help::
 	@echo "  make dist                the student copy: build/dist/gpu-workbook.tar.gz, without solutions,"
 	@echo "                           answers, notebook, grader or mutants (make check-dist tries it)"
 	@echo "      LABS=map,reduce                     only those labs, for a course released in parts"
+	@echo "      HINTS=goal                          TODO comments with Goal and Keep, no Hint, no formula"
 	@echo "  make diff LAB=map        a student's work: labs/ (or SUBMISSION=dir) against solutions/"
 	@echo "      AGAINST=skeleton                    against the untouched skeleton: what they wrote"
 	@echo "  make skeletons           regenerate labs/ from the STUDENT regions of solutions/"
 	@echo "                           (refuses if labs/ holds work; FORCE=1 keeps a backup first)"
+	@echo "      HINTS=goal                          Goal and Keep only: the formulas left to derive"
 	@echo "  make check               the kit's own checks: skeletons in sync, every script past"
 	@echo "                           shellcheck, all builds, tests pass on every solution and fail"
 	@echo "                           on every skeleton"

@@ -14,6 +14,22 @@
 # two, and a grader can tell their code from the frame around it
 # (grading/grade.sh). Everything else is copied as is, so a diff of the two
 # trees shows only the students' parts.
+#
+# Hint levels, -v hints=full (the default) or goal: how much the comment
+# gives. goal keeps Goal and Keep and drops the Hint paragraph (the comment's
+# last). Where the comment states a formula the stage exists to teach, it
+# is marked {what full says|what goal says instead}, within one line; a line
+# that a mark leaves empty is dropped, so {|a line} is goal's alone and
+# {a line|} full's alone. No other {, } or | may stand in a STUDENT comment.
+
+BEGIN {
+    if (hints == "") hints = "full"
+    if (hints != "full" && hints != "goal") {
+        printf "skeleton.awk: HINTS=%s: the hint levels are full and goal\n", hints > "/dev/stderr"
+        failed = 1
+        exit 1
+    }
+}
 
 /\/\* STUDENT / {
     if (state != "") fail("a STUDENT region opens inside another")
@@ -26,8 +42,14 @@
     opened = FNR
 }
 state == "hint" {
-    print
-    if (/\*\//) state = "code"
+    if (/\*\//) {
+        state = "code"
+        dropping = 0
+    } else if (hints == "goal" && /^[ \t]*\*[ \t]*Hint:/)
+        dropping = 1
+    line = marked($0)
+    if (!dropping && !(line ~ /^[ \t]*\*[ \t]*$/ && line != $0))
+        print line
     next
 }
 state == "code" {
@@ -47,6 +69,19 @@ END {
         FNR = opened
         fail("this STUDENT region has no END STUDENT")
     }
+}
+
+# The line with each {full|goal} mark as the level reads it.
+function marked(line,    out, mark, bar) {
+    out = ""
+    while (match(line, /\{[^{}|]*\|[^{}|]*\}/)) {
+        mark = substr(line, RSTART + 1, RLENGTH - 2)
+        bar = index(mark, "|")
+        out = out substr(line, 1, RSTART - 1) (hints == "full" ? substr(mark, 1, bar - 1) : substr(mark, bar + 1))
+        line = substr(line, RSTART + RLENGTH)
+    }
+    if (line ~ /[{}|]/) fail("a {, } or | outside a hint mark {what full says|what goal says}, in one line")
+    return out line
 }
 
 function fail(why) {

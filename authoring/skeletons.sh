@@ -76,6 +76,7 @@ check)
         echo "check: solutions/ changed since the skeletons were generated; these differ:"
         indent <<< "$stale"
         echo "check: a maintainer runs make skeletons and commits labs/ (a student need not)"
+        echo "check: (compared at HINTS=${HINTS:-full}; for a labs/ made at another hint level, give make its HINTS)"
         exit 1
     fi
     work=$(student_work "$@")

@@ -240,12 +240,15 @@ __global__ void __launch_bounds__(32 * ROWS6, 2)
      *       window w is [r0 - off + 64 w, r0 - off + 64 w + 64).
      * Keep: the ring holds what a window reads: window w reads the end of
      *       step w - 1 and step w; window 0 the LINE rows above r0, which
-     *       the block reads first. Load step w + 1 (load_step) before
-     *       writing window w, so that its loads fly meanwhile, and keep it
-     *       (keep_step) after a __syncthreads(): its slot held step w - 1.
-     *       Another barrier before the next window reads it. Bounds: the
-     *       reads against rows and cols, the writes against cols and the
-     *       block's own columns.
+     *       the block puts in the ring first, before step 0 (keep_step
+     *       writes STEP6 rows: from r0 - LINE it runs into step 0's). A
+     *       strip's first block has no rows above r0 = 0 and reads none
+     *       (they would lie before in's first row; the bounds guard the ends).
+     *       Load step w + 1 (load_step) before writing window w, so that
+     *       its loads fly meanwhile, and keep it (keep_step) after a
+     *       __syncthreads(): its slot held step w - 1. Another barrier
+     *       before the next window reads it. Bounds: the reads against rows
+     *       and cols, the writes against cols and the block's own columns.
      * Hint: thread (x, y) writes rows c0 + y, + 16, + 32 and + 48 of out,
      *       and in each a window's columns x and x + 32. The last block of
      *       a strip writes one window more than it has steps. Columns as

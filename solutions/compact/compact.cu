@@ -226,7 +226,7 @@ __global__ void compact_stage3_kernel(const T *__restrict__ in, T *__restrict__ 
      * Goal: each warp takes chunks of 32 * ITEMS values, grid-stride. For
      *       each round, mask = __ballot_sync(FULL_WARP, keep) says which
      *       lanes keep their value; a kept value's place in the warp's
-     *       part is the kept lanes below it, __popc(mask & ((1u << lane) - 1)),
+     *       part is the kept lanes below it, {__popc(mask & ((1u << lane) - 1))|counted from mask (derive how)},
      *       plus the rounds before. Lane 0 reserves the chunk's room with one
      *       atomicAdd(count, kept in the chunk) and shares where it starts
      *       (__shfl_sync).

@@ -352,7 +352,7 @@ __device__ void tile_places(unsigned *warp_rows, unsigned *first)
      *       warp_rows[w * DIGITS3 + d] into that place P(w, d), and set
      *       first[d] = P(0, d), where the digit's keys start in the tile.
      * Keep: the table is digit-major again, as in stage 2, only now inside
-     *       a tile: one exclusive scan in the order (digit, warp). A barrier
+     *       a tile{: one exclusive scan in the order (digit, warp)|: derive the steps that turn counts into places}. A barrier
      *       between steps that read what other threads wrote.
      * Hint: a thread per digit walks its column of warps (the digit's
      *       total, and each warp's start within the digit); warp 0 scans

@@ -52,7 +52,8 @@ __global__ void scan_blelloch_stage1_kernel(const T *__restrict__ in, T *__restr
      *       the words tid and tid + blockDim.x (coalesced), 0 past n.
      * Keep: up-sweep: for stride = 1, 2, 4, ... < m, the first
      *       busy = m / (2*stride) threads each add tree[a] into tree[b],
-     *       with a = stride * (2*tid + 1) - 1 and b = a + stride. Then
+     *       with {a = stride * (2*tid + 1) - 1 and b = a + stride. Then|a the last word of the pair's left half and b of its right:}
+     *       {|derive both from stride and tid. Then}
      *       thread 0 clears the root tree[m - 1]. Down-sweep: for
      *       stride = m/2 ... 1, the same threads and words: tree[a] takes
      *       tree[b], and tree[b] gets the old tree[a] added. A
@@ -104,7 +105,7 @@ static void scan_blelloch_stage1(const struct args *a, int block)
 
 /* STUDENT stage 2 -----------------------------------------------------------
  * Goal: write  __device__ unsigned padded(unsigned k)  giving where word k
- *       of the tree lives: one extra word after every 32, k + k / 32.
+ *       of the tree lives: one extra word after every 32{, k + k / 32|: derive it from k}.
  * Keep: it must be one-to-one and stay below 2 * MAX_BLOCK + 2 * MAX_BLOCK / 32.
  * Hint: in stage 1 the words a warp touches at stride s are 2 * s apart, so
  *       at s = 16 all 32 land in one bank; the extra word shifts each run of
@@ -171,7 +172,7 @@ __global__ void scan_blelloch_stage3_kernel(const T *__restrict__ in, T *__restr
     /* STUDENT stage 3 -------------------------------------------------------
      * Goal: the inclusive scan, with no clearing of the root: stage 2's
      *       up-sweep (padded), then a down phase that, for stride = m/4,
-     *       m/8, ... 1, adds each finished word b = 2*stride*(tid+1) - 1
+     *       m/8, ... 1, adds each finished word {b = 2*stride*(tid+1) - 1|b (derive it from stride and tid)}
      *       into the word stride places after it, b + stride, when that is
      *       still inside the tree (< m).
      * Keep: after the up-sweep, the words 2^k - 1 already hold inclusive

@@ -9,7 +9,9 @@
 # three labs (make dist LABS=map,reduce,histogram) holds those alone, no
 # line of their solutions at all, and its make check passes. And the leak
 # scan can fail: solution lines planted in a .patch, a .md, a .txt
-# (re-indented), a .svg (as HTML writes it) and a .gz are each reported. Runs under EMU=1 where there is no
+# (re-indented), a .svg (as HTML writes it) and a .gz are each reported. A
+# copy made with HINTS=goal has no Hint paragraph and none of the formulas
+# the solutions' comments mark {full|goal}. Runs under EMU=1 where there is no
 # GPU; about 45 seconds on 2 cores once the skeletons are built.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -85,6 +87,19 @@ if [ -f "$part/build/emu/handouts/index.html" ] || [ -f "$part/build/handouts/in
         fail "LABS=map,reduce,histogram: the handouts' index does not list the first three labs alone"
     fi
 fi
+
+# HINTS=goal: the TODO comments keep Goal and Keep, drop every Hint, and
+# say none of the formulas marked {full|goal} in the solutions' comments.
+make --no-print-directory dist DIST="$tmp/goal" HINTS=goal > /dev/null || exit 1
+goal=$tmp/goal/gpu-workbook
+hints=$(grep -rlE '^[[:space:]]*\*[[:space:]]*Hint:' "$goal/labs" | head -3)
+[ -z "$hints" ] || fail "HINTS=goal: the copy holds Hint paragraphs: $hints"
+grep -rhoE '\{[^{}|]+\|' solutions/*/*.cu | sed 's/^{[:,]* *//; s/|$//' | sort -u > "$tmp/marked"
+[ -s "$tmp/marked" ] || fail "HINTS=goal: the solutions mark no formula"
+marked=$(grep -rlF -f "$tmp/marked" "$goal/labs" | head -3)
+[ -z "$marked" ] || fail "HINTS=goal: the copy states a marked formula: $marked"
+grep -rqF -f "$tmp/marked" "$copy/labs" || fail "HINTS=full: the copy states none of the marked formulas"
+grep -rqE '\{[^{}|]*\|[^{}|]*\}' "$goal/labs" "$copy/labs" && fail "a copy holds a {full|goal} mark"
 
 cd "$copy" || exit 1
 make --no-print-directory check > "$tmp/check.log" 2>&1 ||
