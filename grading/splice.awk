@@ -3,7 +3,8 @@
 # table) is the skeleton's; the code in each region, after the region's hint
 # comment and before its END line, is the student's, region by region in
 # order. With -v frame=1 it prints instead the student's file without that
-# code, for a diff against the skeleton.
+# code, nor the regions' hints (a copy made with HINTS=goal has shorter
+# ones), for a diff against the skeleton.
 #
 # Forgiving where a student is honest: CRLF line ends; a region's TODO
 # renamed (DONE ...); the student's own comments anywhere, even ones that
@@ -180,7 +181,8 @@ END {
     }
     if (frame) {
         for (j = 1; j <= T; j++) {
-            for (m = 1; m <= R; m++) if (body0[m] && j >= body0[m] && j <= body1[m]) break
+            for (m = 1; m <= R; m++)
+                if (body0[m] && j > open_at[m] && j <= body1[m]) break # a hint, then code
             if (m > R) print st[j]
         }
         exit

@@ -100,6 +100,13 @@ marked=$(grep -rlF -f "$tmp/marked" "$goal/labs" | head -3)
 [ -z "$marked" ] || fail "HINTS=goal: the copy states a marked formula: $marked"
 grep -rqF -f "$tmp/marked" "$copy/labs" || fail "HINTS=full: the copy states none of the marked formulas"
 grep -rqE '\{[^{}|]*\|[^{}|]*\}' "$goal/labs" "$copy/labs" && fail "a copy holds a {full|goal} mark"
+# ... and a file handed in from it has the grader's frame: its shorter
+# hints are no change outside the TODO regions (grading/splice.awk)
+for skeleton in labs/*/*.cu; do
+    cmp -s "$skeleton" "$goal/$skeleton" || [ -z "$(diff <(awk -v frame=1 -f grading/splice.awk "$skeleton" "$skeleton") \
+        <(awk -v frame=1 -f grading/splice.awk "$skeleton" "$goal/$skeleton"))" ] ||
+        fail "HINTS=goal: the grader sees $skeleton's frame changed in the goal copy"
+done
 
 cd "$copy" || exit 1
 make --no-print-directory check > "$tmp/check.log" 2>&1 ||
