@@ -4,7 +4,7 @@
 # copy and CI's checks of them. The Makefile includes it where solutions/
 # is; the student copy leaves out authoring/, this file with it.
 
-.PHONY: skeletons check-skeletons prove mutants soak diff grade check-grade dist check-dist \
+.PHONY: check-drawn skeletons check-skeletons prove mutants soak diff grade check-grade dist check-dist \
         deps-slurm check-grade-slurm record \
         gradescope check-bench check-pdf check-scripts check-figures check-platforms check-darwin deps-darwin \
         deps-arm64 check-deps deps-devcontainer check-devcontainer
@@ -53,6 +53,15 @@ $(BUILD)/figures: authoring/figures.c
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -o $@ $< -lm
 
+# A figure drawn by a script (handouts/figures/draw/NAME.sh prints
+# handouts/figures/NAME.svg) is what its script draws now.
+check-drawn:
+	@for script in handouts/figures/draw/*.sh; do \
+	  svg=handouts/figures/$$(basename $$script .sh).svg; \
+	  bash $$script | cmp -s - $$svg || { echo "check: $$svg is not what $$script draws: run" \
+	    "$$script > $$svg"; exit 1; }; \
+	done; echo "check: every drawn figure is what its script draws"
+
 check-figures: $(BUILD)/figures
 	@tests/figures/figures-test.sh $(BUILD)/figures
 	@$(BUILD)/figures
@@ -69,6 +78,7 @@ check: check-skeletons check-scripts $(PROVEN) $(BUILD)/selftest $(BUILD)/probe 
 	@tests/load/load-test.sh $(BUILD) map reduce
 	@authoring/results-index.sh --check && echo "check: results/ holds only what the tools wrote, and its index is current"
 	@authoring/stage-words.sh $(BUILD)
+	@$(MAKE) --no-print-directory check-drawn
 	@if [ "$(EMU)" != 1 ] && ! $(BUILD)/probe > /dev/null; then \
 	  echo "check: so proving the tests under the CPU emulation instead (EMU=1):"; \
 	  $(MAKE) --no-print-directory EMU=1 NVCC_CHECK= prove; fi
@@ -100,7 +110,7 @@ prove: $(PROVEN) $(BUILD)/probe $(EMU_TEST)
 # Without it the check says so, and fails where it must not be missed: in
 # CI (WORKBOOK_MAINTAINER=1).
 SCRIPTS := $(wildcard tools/*.sh grading/*.sh grading/gradescope/* authoring/*.sh authoring/*/*.sh tests/*.sh \
-                      tests/*/*.sh .ci/run .devcontainer/*.sh)
+                      tests/*/*.sh .ci/run .devcontainer/*.sh handouts/figures/draw/*.sh)
 DEPS_EXTRA += shellcheck
 check-scripts:
 	@if ! command -v shellcheck > /dev/null; then echo "check: the scripts were not checked: \
