@@ -33,7 +33,7 @@ front_matter() {
 appendix() { echo "handouts/appendix/$(name "$1").md"; }
 
 # The marks a lab's handout carries, which the syllabus is made of: under
-# each stage's heading ("# Stage 3: ..." or "# Stages 1 to 3: ..."), first,
+# each stage's heading ("# Stage 3: ..." or "## Stages 1 to 3: ..."), first,
 # "*Core: about 1 hour.*" or "*Stretch: about 30 minutes.*"; and each
 # question, a numbered item, opens with "**Core.**" or "**Stretch.**".
 # Prints a tab-separated line a stage ("stage", heading, kind, hours) and a
@@ -50,7 +50,7 @@ marks() {
             } else report("\"" heading "\" has no *Core: about N hours.* or *Stretch: ...* line under it")
             heading = ""
         }
-        /^# Stages? / { heading = substr($0, 3); next }
+        /^#+ Stages? / { heading = $0; sub(/^#+ /, "", heading); next }
         /^# / { questions = $0 == "# Questions"; next }
         questions && /^[0-9]+\. / {
             if ($0 ~ /^[0-9]+\. \*\*(Core|Stretch)\.\*\*/)
@@ -72,6 +72,7 @@ lab's idea; the stretch stages are where the last factors of speed are.
 | lab | core stages | hours | stretch stages | hours | core questions | stretch questions |
 |---|---|--:|---|--:|--:|--:|
 PAGE
+    hours() { awk -v h="$1" 'BEGIN { printf "%g", int(h * 4 + 0.5) / 4 }'; } # to a quarter of an hour
     status=0 core_total=0 stretch_total=0 points=""
     for f in "$@"; do
         n=$(name "$f")
@@ -89,8 +90,8 @@ PAGE
             END { printf "%s\t%g\t%s\t%g\t%d\t%d", list["core"], hours["core"], list["stretch"] ? list["stretch"] : "-",
                          hours["stretch"], asked["core"], asked["stretch"] }' <<< "$rows")
         IFS=$'\t' read -r core core_hours stretch stretch_hours core_q stretch_q <<< "$summary"
-        printf '| [%s](%s.html) | %s | %g | %s | %g | %d | %d |\n' "${n#*-}" "$n" "${core:--}" "$core_hours" \
-            "$stretch" "$stretch_hours" "$core_q" "$stretch_q"
+        printf '| [%s](%s.html) | %s | %s | %s | %s | %d | %d |\n' "${n#*-}" "$n" "${core:--}" "$(hours "$core_hours")" \
+            "$stretch" "$(hours "$stretch_hours")" "$core_q" "$stretch_q"
         # the points: a core stage its hours, rounded, at least 1 (a heading
         # of several stages shares its hours among them)
         points+=$(awk -F '\t' -v lab="${n#*-}" '
@@ -104,7 +105,7 @@ PAGE
         core_total=$(awk -v a="$core_total" -v b="$core_hours" 'BEGIN { print a + b }')
         stretch_total=$(awk -v a="$stretch_total" -v b="$stretch_hours" 'BEGIN { print a + b }')
     done
-    printf '| **every lab** | | **%g** | | **%g** | | |\n' "$core_total" "$stretch_total"
+    printf '| **every lab** | | **%s** | | **%s** | | |\n' "$(hours "$core_total")" "$(hours "$stretch_total")"
     cat <<'PAGE'
 
 **Suggested points.** `make grade` gives each stage 1 point unless
