@@ -1,19 +1,19 @@
 #!/usr/bin/env bash
 # transpose-walk.sh: the figure of transpose's stage 6, on stdout.
 #   handouts/figures/draw/transpose-walk.sh > handouts/figures/transpose-walk.svg
-# One row of out at the shape 511x289 (ROWS x cols; out's rows are ROWS
+# One row of out at the shape ROWS x COLS, 511x289 (out's rows are ROWS
 # floats long), and the ring of one block, as solutions/transpose's stage 6
 # walks them: each block of strip 0 covers STEPS steps of STEP rows of in,
 # writes windows of 2 LINEs that start on a line, and keeps in's row r in
 # ring[r % RING]. The script works out every number it prints.
 set -eu
-awk -v ROWS=511 -v C=12 -v B=1 -v STEP=64 -v STEPS=3 -v LINE=32 'BEGIN {
+awk -v ROWS=511 -v COLS=289 -v C=12 -v B=1 -v STEP=64 -v STEPS=3 -v LINE=32 'BEGIN {
     RING = 2 * STEP; W = 760; X0 = 70; SPAN = 670
     off = (C * ROWS) % LINE; blocks = int((ROWS + STEP * STEPS - 1) / (STEP * STEPS))
     shade["above"] = "#dcdcdc"; shade[0] = "#dbe9f4"; shade[1] = "#f6c89f"; shade[2] = "#cfe8cf"
     H = 540
     printf "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %d %d\" font-family=\"Helvetica, Arial, sans-serif\" font-size=\"13\">\n", W, H
-    printf "<title>Stage 6 at %dx289: the windows of row %d of out, the rows of in each block reads, and block %d'"'"'s ring</title>\n", ROWS, C, B
+    printf "<title>Stage 6 at %dx%d: the windows of row %d of out, the rows of in each block reads, and block %d'"'"'s ring</title>\n", ROWS, COLS, C, B
     printf "<desc>Top: row %d of out, %d floats, starts %d floats into a 128-byte line, so its lines begin at columns %d, %d and so on.", C, ROWS, off, LINE - off, 2 * LINE - off
     printf " Strip 0 has %d blocks. Each writes windows of %d floats that start on a line;", blocks, 2 * LINE
     printf " block b owns the columns from %d b - %d up to %d (b + 1) - %d, so it needs the %d rows of in above its own first row.", STEP * STEPS, off, STEP * STEPS, off, LINE
@@ -23,7 +23,7 @@ awk -v ROWS=511 -v C=12 -v B=1 -v STEP=64 -v STEPS=3 -v LINE=32 'BEGIN {
     printf " window 0 reads the end of the rows above and most of step 0. Step 1 then goes into the slots of the rows above, step 2 into those of step 0,"
     print " and each window reads the end of one step and the start of the next, wrapping round the ring.</desc>"
     printf "<rect width=\"%d\" height=\"%d\" fill=\"#fff\"/>\n", W, H
-    printf "<text x=\"20\" y=\"22\" font-weight=\"bold\">Stage 6 at %dx289, strip 0: row %d of out starts off = (%d x %d) mod %d = %d floats into a line</text>\n", ROWS, C, C, ROWS, LINE, off
+    printf "<text x=\"20\" y=\"22\" font-weight=\"bold\">Stage 6 at %dx%d, strip 0: row %d of out starts off = (%d x %d) mod %d = %d floats into a line</text>\n", ROWS, COLS, C, C, ROWS, LINE, off
 
     # row C of out, cut into its 128-byte lines
     S = SPAN / (ROWS + 1); y = 44
