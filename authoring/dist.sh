@@ -48,7 +48,8 @@ for lab in "${course[@]}"; do
     case " $* " in *" $lab "*) ;; *) out+=("$lab") ;; esac
 done
 for lab in "${out[@]}"; do
-    rm -rf "labs/$lab" "spec/$lab" "tests/$lab" handouts/[0-9]*-"$lab".md handouts/appendix/[0-9]*-"$lab".md
+    rm -rf "labs/$lab" "spec/$lab" "tests/$lab" handouts/[0-9]*-"$lab".md handouts/appendix/[0-9]*-"$lab".md \
+        handouts/figures/"$lab"-*.svg handouts/figures/draw/"$lab"-*.sh
 done
 if [ -n "$hinted" ]; then
     for lab in "$@"; do rm -rf "labs/$lab" && cp -R "$hinted/$lab" "labs/$lab"; done
