@@ -10,7 +10,7 @@ HANDOUT_PAGES := $(sort $(wildcard handouts/[0-9]*.md))
 # the main line a student reads in one sitting, the appendix is optional.
 APPENDIX_PAGES := $(sort $(wildcard handouts/appendix/[0-9]*.md))
 HANDOUT_FIGURES := $(wildcard handouts/figures/*.svg results/*/*/bench*.svg)
-HANDOUTS := $(BUILD)/handouts/index.html $(patsubst handouts/%.md,$(BUILD)/handouts/%.html,$(HANDOUT_PAGES) \
+HANDOUTS := $(BUILD)/handouts/index.html $(BUILD)/handouts/syllabus.html $(patsubst handouts/%.md,$(BUILD)/handouts/%.html,$(HANDOUT_PAGES) \
               $(APPENDIX_PAGES))
 # pandoc's option for one self-contained page, which its version decides:
 # asked the first time a page is made, and only then.
@@ -36,6 +36,14 @@ $(BUILD)/handouts/appendix/%.html: handouts/appendix/%.md handouts/%.md handouts
 	$(Q)tools/handout-pages.sh appendix-nav handouts/$*.md > $(@:.html=.nav)
 	$(Q)$(PANDOC_HTML) --toc --include-before-body=$(@:.html=.nav) \
 	  --include-after-body=$(@:.html=.nav) $< -o $@
+
+# The syllabus: each lab's core and stretch stages and questions, with
+# hours and suggested points, from the marks in the handouts (a missing
+# mark stops the build, naming its line).
+$(BUILD)/handouts/syllabus.html: $(HANDOUT_PAGES) handouts/handout.css tools/handout-pages.sh | need-pandoc
+	@mkdir -p $(@D)
+	$(Q)tools/handout-pages.sh syllabus $(HANDOUT_PAGES) > $(@:.html=.md)
+	$(Q)$(PANDOC_HTML) $(@:.html=.md) -o $@
 
 $(BUILD)/handouts/index.html: $(HANDOUT_PAGES) $(APPENDIX_PAGES) handouts/handout.css tools/handout-pages.sh | need-pandoc
 	@mkdir -p $(@D)

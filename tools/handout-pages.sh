@@ -34,7 +34,8 @@ appendix() { echo "handouts/appendix/$(name "$1").md"; }
 
 # The marks a lab's handout carries, which the syllabus is made of: under
 # each stage's heading ("# Stage 3: ..." or "## Stages 1 to 3: ..."), first,
-# "*Core: about 1 hour.*" or "*Stretch: about 30 minutes.*"; and each
+# "*Core: about 1 hour.*", "*Core: about 1 hour 30 minutes.*" or "*Stretch:
+# about 30 minutes.*"; and each
 # question, a numbered item, opens with "**Core.**" or "**Stretch.**".
 # Prints a tab-separated line a stage ("stage", heading, kind, hours) and a
 # question ("question", number, kind); an unmarked one as a line "missing".
@@ -44,9 +45,9 @@ marks() {
         /^```/ { code = !code }
         code { next }
         heading != "" && NF {
-            if ($0 ~ /^\*(Core|Stretch): about [0-9.]+ (hour|hours|minutes)\.\*$/) {
+            if ($0 ~ /^\*(Core|Stretch): about [0-9.]+ (minutes|(hour|hours)( [0-9]+ minutes)?)\.\*$/) {
                 split($0, w, " "); kind = tolower(substr(w[1], 2, length(w[1]) - 2))
-                printf "stage\t%s\t%s\t%g\n", heading, kind, w[4] ~ /^minutes/ ? w[3] / 60 : w[3]
+                printf "stage\t%s\t%s\t%g\n", heading, kind, w[4] ~ /^minutes/ ? w[3] / 60 : w[3] + w[5] / 60
             } else report("\"" heading "\" has no *Core: about N hours.* or *Stretch: ...* line under it")
             heading = ""
         }
@@ -185,7 +186,9 @@ fi
 front_matter
 cat <<'EOF'
 
-Work through the labs in order: each builds on the ones before. In each lab
+Work through the labs in order: each builds on the ones before. The
+[syllabus](syllabus.html) says which stages and questions are core and which
+stretch, and about how long each takes. In each lab
 you fill in the TODOs of `labs/<lab>/<lab>.cu`, one stage at a time, and
 `make test LAB=<lab>` checks them (on the CPU emulation when there is no
 GPU). What the GPUs measured, lab by lab, is indexed in `results/README.md`.
