@@ -30,7 +30,8 @@
  *
  * What a citation covers: its block (lines between blank lines; a list
  * item at the same or a lower indent starts a new block; a table is one
- * block). One in a plot's caption (a block with ![...](...)) also covers
+ * block; its caption, a block "Table: ..." just before or after it, covers
+ * it too). One in a plot's caption (a block with ![...](...)) also covers
  * the rest of its section, to the next heading. In a model answer
  * (ANSWERS.md), a citation in the opening (before answer 1) covers the
  * answers its sentence names before it ("Answer 10 comes from ...",
@@ -1214,6 +1215,10 @@ static void check_doc(const char *path)
         struct cites scope = {0};
         add_cites(&scope, &b->own);
         add_cites(&scope, &caption);
+        /* a table's pandoc caption ("Table: ..."), just before or after it */
+        for (int d = -1; b->table && d <= 1; d += 2)
+            if (i + d >= 0 && i + d < nblk && !strncmp(line[blk[i + d].first], "Table:", 6))
+                add_cites(&scope, &blk[i + d].own);
         if (answers && b->first >= first_answer) {
             add_cites(&scope, &ans_cites[ans[b->first]]);
             add_cites(&scope, &ans_cites[0]);
