@@ -71,8 +71,8 @@ static const struct technique scan_Blelloch_techniques[] = {
     {"1", {{0}}},
 /* Conflicts per value, not wavefronts per request: accesses that conflict
  * in no bank would water a ratio down. Stage 1's tree takes about 1 extra
- * wavefront a value, stage 2's none, stage 3 about 0.07 (its down phase about 0.04, the shifted read
- * of the exclusive form the rest). */
+ * wavefront a value, stage 2's none, stage 3's about 0.07 (its down phase
+ * about 0.04, the exclusive form's shifted read the rest). */
 #define PADDED                                                                              \
     {shared_bank_conflicts_per_element, AT_MOST, 0.25,                                      \
      "shared memory accesses conflict in banks: the indices are not padded"}
