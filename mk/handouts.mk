@@ -2,7 +2,7 @@
 # one before and after (tools/handout-pages.sh), and an index of them all;
 # and the whole course as one PDF, to print or post. Included by the Makefile.
 
-.PHONY: handouts pdf deps-pdf need-pandoc need-pdf-tools
+.PHONY: handouts pdf deps-pdf deps-a11y need-pandoc need-pdf-tools
 
 HANDOUT_PAGES := $(sort $(wildcard handouts/[0-9]*.md))
 # A lab's appendix (its trials, per-size tables, where its numbers come
@@ -16,7 +16,8 @@ HANDOUTS := $(BUILD)/handouts/index.html $(patsubst handouts/%.md,$(BUILD)/hando
 # asked the first time a page is made, and only then.
 PANDOC_EMBED = $(eval PANDOC_EMBED := $$(shell pandoc --help 2>/dev/null | grep -q -- --embed-resources \
                  && echo --embed-resources --standalone || echo --self-contained))$(PANDOC_EMBED)
-PANDOC_HTML = pandoc --from markdown --to html5 $(PANDOC_EMBED) --mathml \
+# --metadata=lang: the pages' language, which screen readers speak them in.
+PANDOC_HTML = pandoc --from markdown --to html5 $(PANDOC_EMBED) --mathml --metadata=lang:en \
 	  --resource-path=handouts --css=handouts/handout.css --highlight-style=tango \
 	  --syntax-definition=handouts/cuda.xml
 
@@ -24,20 +25,21 @@ handouts: $(HANDOUTS)
 	@echo "handouts: $(HANDOUTS)"
 
 $(BUILD)/handouts/%.html: handouts/%.md $(HANDOUT_PAGES) handouts/handout.css $(HANDOUT_FIGURES) \
-                          tools/handout-pages.sh | need-pandoc
+                          tools/handout-pages.sh mk/handouts.mk | need-pandoc
 	@mkdir -p $(@D)
 	$(Q)tools/handout-pages.sh nav $* $(HANDOUT_PAGES) > $(@:.html=.nav)
 	$(Q)$(PANDOC_HTML) --toc --include-before-body=$(@:.html=.nav) \
 	  --include-after-body=$(@:.html=.nav) $< -o $@
 
 $(BUILD)/handouts/appendix/%.html: handouts/appendix/%.md handouts/%.md handouts/handout.css \
-                                   $(HANDOUT_FIGURES) tools/handout-pages.sh | need-pandoc
+                                   $(HANDOUT_FIGURES) tools/handout-pages.sh mk/handouts.mk | need-pandoc
 	@mkdir -p $(@D)
 	$(Q)tools/handout-pages.sh appendix-nav handouts/$*.md > $(@:.html=.nav)
 	$(Q)$(PANDOC_HTML) --toc --include-before-body=$(@:.html=.nav) \
 	  --include-after-body=$(@:.html=.nav) $< -o $@
 
-$(BUILD)/handouts/index.html: $(HANDOUT_PAGES) $(APPENDIX_PAGES) handouts/handout.css tools/handout-pages.sh | need-pandoc
+$(BUILD)/handouts/index.html: $(HANDOUT_PAGES) $(APPENDIX_PAGES) handouts/handout.css tools/handout-pages.sh \
+                              mk/handouts.mk | need-pandoc
 	@mkdir -p $(@D)
 	$(Q)tools/handout-pages.sh index $(HANDOUT_PAGES) > $(@:.html=.md)
 	$(Q)$(PANDOC_HTML) $(@:.html=.md) -o $@
@@ -67,12 +69,40 @@ $(PRINT_FIGURES)/%.svg: %.svg | need-pdf-tools
 	@mkdir -p $(@D)
 	$(Q)rsvg-convert --format=svg $< -o $@
 
+# The instructors' Python tools, from PyPI, in a virtual environment of
+# their own under build/ (students need no Python): pip-tools NAME
+# PACKAGE... installs them for make NAME (pip-tools NAME --no-deps ...: the
+# package alone, without what it asks for).
+PYTOOLS := build/pytools
+pip-tools = [ -x $(PYTOOLS)/bin/python ] || python3 -m venv $(PYTOOLS) || \
+	  { echo "$(1): python3 could not make a virtual environment in $(PYTOOLS)"; exit 1; }; \
+	$(PYTOOLS)/bin/python -m pip install --quiet --disable-pip-version-check $(2) || \
+	  { echo "$(1): pip could not install $(2) in $(PYTOOLS)"; exit 1; }
+# what pip says of PACKAGE...: "name version, ..."
+pip-versions = $$($(PYTOOLS)/bin/python -m pip list 2> /dev/null | \
+	  awk '$(foreach p,$(1),$$1 == "$(p)" ||) 0 { printf "%s%s %s", n++ ? ", " : "", $$1, $$2 }')
+
 # weasyprint (HTML to PDF) and librsvg for make pdf, and poppler's tools
 # for the check of its pages. Naming python3-munkres lets apt meet a font
-# library's need without SciPy and Boost (100 MB in place of 330).
+# library's need without SciPy and Boost (100 MB in place of 330). Debian's
+# weasyprint (57) brings Pango and the fonts; PyPI's, which make pdf runs
+# where it is, tags the PDF for PDF/UA (57 tags next to nothing), and
+# pikepdf reads the tags back (make check-pdf-ua).
 deps-pdf:
 	@tools/deps.sh "$(NVCC)" "weasyprint=weasyprint python3-munkres" rsvg-convert=librsvg2-bin \
 	  pdftoppm=poppler-utils
+	@$(call pip-tools,deps-pdf,weasyprint pikepdf)
+	@echo "deps-pdf: $(call pip-versions,weasyprint pikepdf) in $(PYTOOLS)"
+
+# Debian's Chromium and its driver, and selenium to drive it, for make
+# check-a11y. axe-core comes from axe-playwright-python, which bundles a
+# current one (4.12, where axe-selenium-python's is 3.1, of 2018), without
+# Playwright, which nothing here uses.
+deps-a11y:
+	@tools/deps.sh "$(NVCC)" chromium chromedriver=chromium-driver
+	@$(call pip-tools,deps-a11y,selenium) && $(call pip-tools,deps-a11y,--no-deps axe-playwright-python)
+	@echo "deps-a11y: $$(chromium --version 2> /dev/null); $(call pip-versions,selenium axe-playwright-python)" \
+	  "in $(PYTOOLS)"
 
 need-pandoc:
 	@command -v pandoc > /dev/null || { echo "pandoc is not installed: run make deps"; exit 1; }
