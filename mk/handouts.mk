@@ -55,10 +55,14 @@ PRINT_FIGURES := $(BUILD)/handouts/print
 pdf: $(PDF)
 	@echo "pdf: $(PDF)"
 
-$(PDF): $(PDF:.pdf=.html) | need-pdf-tools
-	$(Q)weasyprint --quiet $< $@
+# Tagged for PDF/UA (its structure tree: headings, lists, tables, figures
+# with their alt text, the language), by PyPI's weasyprint where make
+# deps-pdf put it, else by Debian's, whose tags make check-pdf-ua finds wanting.
+WEASYPRINT = $(firstword $(wildcard $(PYTOOLS)/bin/weasyprint) weasyprint)
+$(PDF): $(PDF:.pdf=.html) mk/handouts.mk | need-pdf-tools
+	$(Q)$(WEASYPRINT) --quiet --pdf-variant=pdf/ua-1 $< $@
 
-$(PDF:.pdf=.html): $(HANDOUT_PAGES) $(APPENDIX_PAGES) handouts/handout.css handouts/print.css tools/handout-pages.sh \
+$(PDF:.pdf=.html): $(HANDOUT_PAGES) $(APPENDIX_PAGES) handouts/handout.css handouts/print.css tools/handout-pages.sh mk/handouts.mk \
                    $(addprefix $(PRINT_FIGURES)/,$(HANDOUT_FIGURES)) | need-pandoc
 	@mkdir -p $(@D)
 	$(Q)tools/handout-pages.sh course $(HANDOUT_PAGES) > $(@:.html=.md)
