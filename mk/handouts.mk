@@ -24,25 +24,33 @@ PANDOC_HTML = pandoc --from markdown --to html5 $(PANDOC_EMBED) --mathml --metad
 handouts: $(HANDOUTS)
 	@echo "handouts: $(HANDOUTS)"
 
+# A page's title, contents and text in one main landmark, what a screen
+# reader skips to; between the links above and below it (NAV, a file) where
+# it has them: $(call PAGE_AROUND,NAV)
+MAIN := $(BUILD)/handouts/main.open $(BUILD)/handouts/main.close
+PAGE_AROUND = $(if $(1),--include-before-body=$(1)) --include-before-body=$(word 1,$(MAIN)) \
+	  --include-after-body=$(word 2,$(MAIN)) $(if $(1),--include-after-body=$(1))
+$(MAIN): mk/handouts.mk
+	@mkdir -p $(@D)
+	@printf '<%smain>\n' $(if $(filter %.close,$@),/) > $@
+
 $(BUILD)/handouts/%.html: handouts/%.md $(HANDOUT_PAGES) handouts/handout.css $(HANDOUT_FIGURES) \
-                          tools/handout-pages.sh mk/handouts.mk | need-pandoc
+                          tools/handout-pages.sh mk/handouts.mk $(MAIN) | need-pandoc
 	@mkdir -p $(@D)
 	$(Q)tools/handout-pages.sh nav $* $(HANDOUT_PAGES) > $(@:.html=.nav)
-	$(Q)$(PANDOC_HTML) --toc --include-before-body=$(@:.html=.nav) \
-	  --include-after-body=$(@:.html=.nav) $< -o $@
+	$(Q)$(PANDOC_HTML) --toc $(call PAGE_AROUND,$(@:.html=.nav)) $< -o $@
 
 $(BUILD)/handouts/appendix/%.html: handouts/appendix/%.md handouts/%.md handouts/handout.css \
-                                   $(HANDOUT_FIGURES) tools/handout-pages.sh mk/handouts.mk | need-pandoc
+                                   $(HANDOUT_FIGURES) tools/handout-pages.sh mk/handouts.mk $(MAIN) | need-pandoc
 	@mkdir -p $(@D)
 	$(Q)tools/handout-pages.sh appendix-nav handouts/$*.md > $(@:.html=.nav)
-	$(Q)$(PANDOC_HTML) --toc --include-before-body=$(@:.html=.nav) \
-	  --include-after-body=$(@:.html=.nav) $< -o $@
+	$(Q)$(PANDOC_HTML) --toc $(call PAGE_AROUND,$(@:.html=.nav)) $< -o $@
 
 $(BUILD)/handouts/index.html: $(HANDOUT_PAGES) $(APPENDIX_PAGES) handouts/handout.css tools/handout-pages.sh \
-                              mk/handouts.mk | need-pandoc
+                              mk/handouts.mk $(MAIN) | need-pandoc
 	@mkdir -p $(@D)
 	$(Q)tools/handout-pages.sh index $(HANDOUT_PAGES) > $(@:.html=.md)
-	$(Q)$(PANDOC_HTML) $(@:.html=.md) -o $@
+	$(Q)$(PANDOC_HTML) $(call PAGE_AROUND) $(@:.html=.md) -o $@
 
 # The course in one PDF: every handout in one page of HTML, each a level
 # down under its title, laid out for A4 by weasyprint (handouts/print.css,
