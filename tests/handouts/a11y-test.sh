@@ -33,7 +33,7 @@ grep -q '<img src="data:image/gif' "$planted" || fail "the planted image did not
 
 # chromedriver, started here on a free port on this machine alone, starts
 # Chromium for axe.py; both stop with it, by its process id.
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+port=$("$python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 chromedriver --port="$port" --allowed-ips=127.0.0.1 > "$tmp/driver.log" 2>&1 &
 driver=$!
 for _ in $(seq 50); do
