@@ -4,6 +4,10 @@
 
 .PHONY: handouts pdf deps-pdf deps-a11y need-pandoc need-pdf-tools
 
+# The instructors' Python tools (make deps-pdf, deps-a11y), from PyPI, in a
+# virtual environment of their own: students need no Python.
+PYTOOLS := build/pytools
+
 HANDOUT_PAGES := $(sort $(wildcard handouts/[0-9]*.md))
 # A lab's appendix (its trials, per-size tables, where its numbers come
 # from) is handouts/appendix/ under the handout's own name: the handout is
@@ -65,9 +69,10 @@ pdf: $(PDF)
 
 # Tagged for PDF/UA (its structure tree: headings, lists, tables, figures
 # with their alt text, the language), by PyPI's weasyprint where make
-# deps-pdf put it, else by Debian's, whose tags make check-pdf-ua finds wanting.
+# deps-pdf put it (made again when it comes), else by Debian's, which tags
+# no figure (make check-pdf-ua says so).
 WEASYPRINT = $(firstword $(wildcard $(PYTOOLS)/bin/weasyprint) weasyprint)
-$(PDF): $(PDF:.pdf=.html) mk/handouts.mk | need-pdf-tools
+$(PDF): $(PDF:.pdf=.html) mk/handouts.mk $(wildcard $(PYTOOLS)/bin/weasyprint) | need-pdf-tools
 	$(Q)$(WEASYPRINT) --quiet --pdf-variant=pdf/ua-1 $< $@
 
 $(PDF:.pdf=.html): $(HANDOUT_PAGES) $(APPENDIX_PAGES) handouts/handout.css handouts/print.css tools/handout-pages.sh mk/handouts.mk \
@@ -81,11 +86,8 @@ $(PRINT_FIGURES)/%.svg: %.svg | need-pdf-tools
 	@mkdir -p $(@D)
 	$(Q)rsvg-convert --format=svg $< -o $@
 
-# The instructors' Python tools, from PyPI, in a virtual environment of
-# their own under build/ (students need no Python): pip-tools NAME
-# PACKAGE... installs them for make NAME (pip-tools NAME --no-deps ...: the
-# package alone, without what it asks for).
-PYTOOLS := build/pytools
+# pip-tools NAME PACKAGE... installs them in PYTOOLS for make NAME
+# (pip-tools NAME --no-deps ...: the package alone, without what it asks for).
 pip-tools = [ -x $(PYTOOLS)/bin/python ] || python3 -m venv $(PYTOOLS) || \
 	  { echo "$(1): python3 could not make a virtual environment in $(PYTOOLS)"; exit 1; }; \
 	$(PYTOOLS)/bin/python -m pip install --quiet --disable-pip-version-check $(2) || \
@@ -98,7 +100,7 @@ pip-versions = $$($(PYTOOLS)/bin/python -m pip list 2> /dev/null | \
 # for the check of its pages. Naming python3-munkres lets apt meet a font
 # library's need without SciPy and Boost (100 MB in place of 330). Debian's
 # weasyprint (57) brings Pango and the fonts; PyPI's, which make pdf runs
-# where it is, tags the PDF for PDF/UA (57 tags next to nothing), and
+# where it is, tags the PDF for PDF/UA (57 tags no figure), and
 # pikepdf reads the tags back (make check-pdf-ua).
 deps-pdf:
 	@tools/deps.sh "$(NVCC)" "weasyprint=weasyprint python3-munkres" rsvg-convert=librsvg2-bin \
