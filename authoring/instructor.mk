@@ -6,7 +6,7 @@
 
 .PHONY: check-drawn skeletons check-skeletons prove mutants soak diff grade check-grade dist check-dist \
         deps-slurm check-grade-slurm record \
-        gradescope check-bench check-pdf check-scripts check-figures check-platforms check-darwin deps-darwin \
+        gradescope check-bench check-pdf check-pdf-ua check-a11y check-scripts check-figures check-platforms check-darwin deps-darwin \
         deps-arm64 check-deps deps-devcontainer check-devcontainer
 
 # The skeletons as the solutions make them today, file by file: what
@@ -301,6 +301,18 @@ check-bench:
 check-pdf:
 	+@tests/handouts/pdf-test.sh
 
+# make pdf's course read back as a screen reader finds it: tagged for
+# PDF/UA-1, its language, its figures' alt text (tests/handouts/pdf-ua-test.sh,
+# about 20 seconds with the PDF's build; make deps-pdf installs the tools).
+check-pdf-ua:
+	+@tests/handouts/pdf-ua-test.sh
+
+# every HTML handout checked by axe-core in a headless Chromium against WCAG
+# 2.1 A and AA, 0 violations, and a planted image without alt text found
+# (tests/handouts/a11y-test.sh; make deps-a11y installs the tools).
+check-a11y:
+	+@tests/handouts/a11y-test.sh
+
 help::
 	@echo
 	@echo "Instructors"
@@ -321,6 +333,9 @@ help::
 	@echo "  make pdf                 the whole course as one PDF, $(PDF), to print or post"
 	@echo "                           (make deps-pdf installs weasyprint, librsvg and poppler's tools)"
 	@echo "  make check-pdf           the PDF rendered page by page: none blank, each handout from a new page"
+	@echo "  make check-pdf-ua        the PDF's tags read back: PDF/UA-1, its language, every figure's alt text"
+	@echo "  make check-a11y          every HTML handout through axe-core in headless Chromium: WCAG 2.1 AA"
+	@echo "                           (make deps-a11y installs Chromium and build/pytools from PyPI)"
 	@echo "  make record LAB=map      on a GPU: the run tables at 2^28 into results/<gpu>/<lab>/run.md,"
 	@echo "                           then results/README.md, the index (CHECK=1: make check's proof too)"
 	@echo "  make check-figures       each figure a handout or model answer quotes beside a cited file,"

@@ -2,7 +2,11 @@
 # one before and after (tools/handout-pages.sh), and an index of them all;
 # and the whole course as one PDF, to print or post. Included by the Makefile.
 
-.PHONY: handouts pdf deps-pdf need-pandoc need-pdf-tools
+.PHONY: handouts pdf deps-pdf deps-a11y need-pandoc need-pdf-tools
+
+# The instructors' Python tools (make deps-pdf, deps-a11y), from PyPI, in a
+# virtual environment of their own: students need no Python.
+PYTOOLS := build/pytools
 
 HANDOUT_PAGES := $(sort $(wildcard handouts/[0-9]*.md))
 # A lab's appendix (its trials, per-size tables, where its numbers come
@@ -16,39 +20,50 @@ HANDOUTS := $(BUILD)/handouts/index.html $(BUILD)/handouts/syllabus.html $(patsu
 # asked the first time a page is made, and only then.
 PANDOC_EMBED = $(eval PANDOC_EMBED := $$(shell pandoc --help 2>/dev/null | grep -q -- --embed-resources \
                  && echo --embed-resources --standalone || echo --self-contained))$(PANDOC_EMBED)
-PANDOC_HTML = pandoc --from markdown --to html5 $(PANDOC_EMBED) --mathml \
+# --metadata=lang: the pages' language, which screen readers speak them in.
+PANDOC_HTML = pandoc --from markdown --to html5 $(PANDOC_EMBED) --mathml --metadata=lang:en \
 	  --resource-path=handouts --css=handouts/handout.css --highlight-style=tango \
 	  --syntax-definition=handouts/cuda.xml
 
 handouts: $(HANDOUTS)
 	@echo "handouts: $(HANDOUTS)"
 
+# A page's title, contents and text in one main landmark, what a screen
+# reader skips to; between the links above and below it (NAV, a file) where
+# it has them: $(call PAGE_AROUND,NAV)
+MAIN := $(BUILD)/handouts/main.open $(BUILD)/handouts/main.close
+PAGE_AROUND = $(if $(1),--include-before-body=$(1)) --include-before-body=$(word 1,$(MAIN)) \
+	  --include-after-body=$(word 2,$(MAIN)) $(if $(1),--include-after-body=$(1))
+$(MAIN): mk/handouts.mk
+	@mkdir -p $(@D)
+	@printf '<%smain>\n' $(if $(filter %.close,$@),/) > $@
+
 $(BUILD)/handouts/%.html: handouts/%.md $(HANDOUT_PAGES) handouts/handout.css $(HANDOUT_FIGURES) \
-                          tools/handout-pages.sh | need-pandoc
+                          tools/handout-pages.sh mk/handouts.mk $(MAIN) | need-pandoc
 	@mkdir -p $(@D)
 	$(Q)tools/handout-pages.sh nav $* $(HANDOUT_PAGES) > $(@:.html=.nav)
-	$(Q)$(PANDOC_HTML) --toc --include-before-body=$(@:.html=.nav) \
-	  --include-after-body=$(@:.html=.nav) $< -o $@
+	$(Q)$(PANDOC_HTML) --toc $(call PAGE_AROUND,$(@:.html=.nav)) $< -o $@
 
 $(BUILD)/handouts/appendix/%.html: handouts/appendix/%.md handouts/%.md handouts/handout.css \
-                                   $(HANDOUT_FIGURES) tools/handout-pages.sh | need-pandoc
+                                   $(HANDOUT_FIGURES) tools/handout-pages.sh mk/handouts.mk $(MAIN) | need-pandoc
 	@mkdir -p $(@D)
 	$(Q)tools/handout-pages.sh appendix-nav handouts/$*.md > $(@:.html=.nav)
-	$(Q)$(PANDOC_HTML) --toc --include-before-body=$(@:.html=.nav) \
-	  --include-after-body=$(@:.html=.nav) $< -o $@
+	$(Q)$(PANDOC_HTML) --toc $(call PAGE_AROUND,$(@:.html=.nav)) $< -o $@
 
 # The syllabus: each lab's core and stretch stages and questions, with
 # hours and suggested points, from the marks in the handouts (a missing
 # mark stops the build, naming its line).
-$(BUILD)/handouts/syllabus.html: $(HANDOUT_PAGES) handouts/handout.css tools/handout-pages.sh | need-pandoc
+$(BUILD)/handouts/syllabus.html: $(HANDOUT_PAGES) handouts/handout.css tools/handout-pages.sh \
+                                 mk/handouts.mk $(MAIN) | need-pandoc
 	@mkdir -p $(@D)
 	$(Q)tools/handout-pages.sh syllabus $(HANDOUT_PAGES) > $(@:.html=.md)
-	$(Q)$(PANDOC_HTML) $(@:.html=.md) -o $@
+	$(Q)$(PANDOC_HTML) $(call PAGE_AROUND) $(@:.html=.md) -o $@
 
-$(BUILD)/handouts/index.html: $(HANDOUT_PAGES) $(APPENDIX_PAGES) handouts/handout.css tools/handout-pages.sh | need-pandoc
+$(BUILD)/handouts/index.html: $(HANDOUT_PAGES) $(APPENDIX_PAGES) handouts/handout.css tools/handout-pages.sh \
+                              mk/handouts.mk $(MAIN) | need-pandoc
 	@mkdir -p $(@D)
 	$(Q)tools/handout-pages.sh index $(HANDOUT_PAGES) > $(@:.html=.md)
-	$(Q)$(PANDOC_HTML) $(@:.html=.md) -o $@
+	$(Q)$(PANDOC_HTML) $(call PAGE_AROUND) $(@:.html=.md) -o $@
 
 # The course in one PDF: every handout in one page of HTML, each a level
 # down under its title, laid out for A4 by weasyprint (handouts/print.css,
@@ -61,10 +76,15 @@ PRINT_FIGURES := $(BUILD)/handouts/print
 pdf: $(PDF)
 	@echo "pdf: $(PDF)"
 
-$(PDF): $(PDF:.pdf=.html) | need-pdf-tools
-	$(Q)weasyprint --quiet $< $@
+# Tagged for PDF/UA (its structure tree: headings, lists, tables, figures
+# with their alt text, the language), by PyPI's weasyprint where make
+# deps-pdf put it (made again when it comes), else by Debian's, which tags
+# no figure (make check-pdf-ua says so).
+WEASYPRINT = $(firstword $(wildcard $(PYTOOLS)/bin/weasyprint) weasyprint)
+$(PDF): $(PDF:.pdf=.html) mk/handouts.mk $(wildcard $(PYTOOLS)/bin/weasyprint) | need-pdf-tools
+	$(Q)$(WEASYPRINT) --quiet --pdf-variant=pdf/ua-1 $< $@
 
-$(PDF:.pdf=.html): $(HANDOUT_PAGES) $(APPENDIX_PAGES) handouts/handout.css handouts/print.css tools/handout-pages.sh \
+$(PDF:.pdf=.html): $(HANDOUT_PAGES) $(APPENDIX_PAGES) handouts/handout.css handouts/print.css tools/handout-pages.sh mk/handouts.mk \
                    $(addprefix $(PRINT_FIGURES)/,$(HANDOUT_FIGURES)) | need-pandoc
 	@mkdir -p $(@D)
 	$(Q)tools/handout-pages.sh course $(HANDOUT_PAGES) > $(@:.html=.md)
@@ -75,12 +95,37 @@ $(PRINT_FIGURES)/%.svg: %.svg | need-pdf-tools
 	@mkdir -p $(@D)
 	$(Q)rsvg-convert --format=svg $< -o $@
 
+# pip-tools NAME PACKAGE... installs them in PYTOOLS for make NAME
+# (pip-tools NAME --no-deps ...: the package alone, without what it asks for).
+pip-tools = [ -x $(PYTOOLS)/bin/python ] || python3 -m venv $(PYTOOLS) || \
+	  { echo "$(1): python3 could not make a virtual environment in $(PYTOOLS)"; exit 1; }; \
+	$(PYTOOLS)/bin/python -m pip install --quiet --disable-pip-version-check $(2) || \
+	  { echo "$(1): pip could not install $(2) in $(PYTOOLS)"; exit 1; }
+# what pip says of PACKAGE...: "name version, ..."
+pip-versions = $$($(PYTOOLS)/bin/python -m pip list 2> /dev/null | \
+	  awk '$(foreach p,$(1),$$1 == "$(p)" ||) 0 { printf "%s%s %s", n++ ? ", " : "", $$1, $$2 }')
+
 # weasyprint (HTML to PDF) and librsvg for make pdf, and poppler's tools
 # for the check of its pages. Naming python3-munkres lets apt meet a font
-# library's need without SciPy and Boost (100 MB in place of 330).
+# library's need without SciPy and Boost (100 MB in place of 330). Debian's
+# weasyprint (57) brings Pango and the fonts; PyPI's, which make pdf runs
+# where it is, tags the PDF for PDF/UA (57 tags no figure), and
+# pikepdf reads the tags back (make check-pdf-ua).
 deps-pdf:
 	@tools/deps.sh "$(NVCC)" "weasyprint=weasyprint python3-munkres" rsvg-convert=librsvg2-bin \
 	  pdftoppm=poppler-utils
+	@$(call pip-tools,deps-pdf,weasyprint pikepdf)
+	@echo "deps-pdf: $(call pip-versions,weasyprint pikepdf) in $(PYTOOLS)"
+
+# Debian's Chromium and its driver, and selenium to drive it, for make
+# check-a11y. axe-core comes from axe-playwright-python, which bundles a
+# current one (4.12, where axe-selenium-python's is 3.1, of 2018), without
+# Playwright, which nothing here uses.
+deps-a11y:
+	@tools/deps.sh "$(NVCC)" chromium chromedriver=chromium-driver
+	@$(call pip-tools,deps-a11y,selenium) && $(call pip-tools,deps-a11y,--no-deps axe-playwright-python)
+	@echo "deps-a11y: $$(chromium --version 2> /dev/null); $(call pip-versions,selenium axe-playwright-python)" \
+	  "in $(PYTOOLS)"
 
 need-pandoc:
 	@command -v pandoc > /dev/null || { echo "pandoc is not installed: run make deps"; exit 1; }
