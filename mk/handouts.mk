@@ -30,10 +30,11 @@ handouts: $(HANDOUTS)
 
 # A page's title, contents and text in one main landmark, what a screen
 # reader skips to; between the links above and below it (NAV, a file) where
-# it has them: $(call PAGE_AROUND,NAV)
+# it has them: $(call PAGE_AROUND,NAV), and NAV.end below, the same links
+# named apart for a screen reader's list of landmarks.
 MAIN := $(BUILD)/handouts/main.open $(BUILD)/handouts/main.close
 PAGE_AROUND = $(if $(1),--include-before-body=$(1)) --include-before-body=$(word 1,$(MAIN)) \
-	  --include-after-body=$(word 2,$(MAIN)) $(if $(1),--include-after-body=$(1))
+	  --include-after-body=$(word 2,$(MAIN)) $(if $(1),--include-after-body=$(1).end)
 $(MAIN): mk/handouts.mk
 	@mkdir -p $(@D)
 	@printf '<%smain>\n' $(if $(filter %.close,$@),/) > $@
@@ -42,12 +43,14 @@ $(BUILD)/handouts/%.html: handouts/%.md $(HANDOUT_PAGES) handouts/handout.css $(
                           tools/handout-pages.sh mk/handouts.mk $(MAIN) | need-pandoc
 	@mkdir -p $(@D)
 	$(Q)tools/handout-pages.sh nav $* $(HANDOUT_PAGES) > $(@:.html=.nav)
+	$(Q)sed 's/aria-label="Course pages"/aria-label="Course pages, at the end"/' $(@:.html=.nav) > $(@:.html=.nav).end
 	$(Q)$(PANDOC_HTML) --toc $(call PAGE_AROUND,$(@:.html=.nav)) $< -o $@
 
 $(BUILD)/handouts/appendix/%.html: handouts/appendix/%.md handouts/%.md handouts/handout.css \
                                    $(HANDOUT_FIGURES) tools/handout-pages.sh mk/handouts.mk $(MAIN) | need-pandoc
 	@mkdir -p $(@D)
 	$(Q)tools/handout-pages.sh appendix-nav handouts/$*.md > $(@:.html=.nav)
+	$(Q)sed 's/aria-label="Course pages"/aria-label="Course pages, at the end"/' $(@:.html=.nav) > $(@:.html=.nav).end
 	$(Q)$(PANDOC_HTML) --toc $(call PAGE_AROUND,$(@:.html=.nav)) $< -o $@
 
 # The syllabus: each lab's core and stretch stages and questions, with

@@ -122,7 +122,7 @@ PAGE
 fi
 
 if [ "$mode" = appendix-nav ]; then
-    printf '<nav class="pages">&larr; <a href="../%s.html">%s</a> &middot; <a href="../index.html">all labs</a></nav>\n' \
+    printf '<nav class="pages" aria-label="Course pages">&larr; <a href="../%s.html">%s</a> &middot; <a href="../index.html">all labs</a></nav>\n' \
         "$(name "$1")" "$(field title "$1")"
     exit 0
 fi
@@ -175,7 +175,7 @@ if [ "$mode" = nav ]; then
         fi
     done
     link() { printf '<a href="%s.html">%s</a>' "$(name "$1")" "$(field title "$1")"; }
-    printf '<nav class="pages">'
+    printf '<nav class="pages" aria-label="Course pages">'
     [ -n "$before" ] && printf '&larr; %s &middot; ' "$(link "$before")"
     printf '<a href="index.html">all labs</a>'
     [ -n "$after" ] && printf ' &middot; %s &rarr;' "$(link "$after")"
