@@ -76,10 +76,17 @@ static const char *what_is_wrong(const struct problem *p, const struct stage *s,
                   b->name, f->index, b->name, b->count ? b->count - 1 : 0);
         if (b->cols && f->index >= 0)
             return matrix_bounds_hint(p, b, (unsigned long long)f->index, false);
-        return f->index < 0 ? "a thread wrote before the array's first element: an index "
-                              "below zero (an unsigned count that wrapped, or i - 1 at i = 0)"
-                            : "a thread whose index is >= n wrote anyway: the bounds test is "
-                              "missing or off by one";
+        if (f->index < 0)
+            return "a thread wrote before the array's first element: an index below zero (an "
+                   "unsigned count that wrapped, or i - 1 at i = 0)";
+        if (p->lab->diagnosis.past_end) {
+            static char hint[600];
+            snprintf(hint, sizeof hint, "a thread whose index is >= n wrote anyway (the bounds "
+                     "test is missing or off by one), or %s", p->lab->diagnosis.past_end);
+            return hint;
+        }
+        return "a thread whose index is >= n wrote anyway: the bounds test is missing or off by "
+               "one";
     case INPUT_CHANGED:
         field_add(r->what, len, "the input '%s' changed, first at element %lld", b->name,
                   f->index);

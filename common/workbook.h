@@ -199,6 +199,10 @@ struct lab {
         /* What usually makes this lab's kernels wait forever, said when one
          * times out; NULL for the general advice. */
         const char *hang;
+        /* What else writes past the end of an output here (a value given a
+         * place past it), said after the bounds test when a write lands
+         * there; NULL for the bounds test alone. */
+        const char *past_end;
         /* The outputs are the input's values moved, never computed (a sort,
          * a transpose): where the hint finds no cause, none is read from
          * arithmetic the stage never does (poison words added in, a formula). */

@@ -354,8 +354,13 @@ static const char *place_hint(const struct problem *p, const struct stage *s,
     if (m->unwritten)
         return "the count is right, yet some of out[0..count) was never written: two kept "
                "values were given the same place (one overwrote the other) or one went past "
-               "the count: check how each value's place adds up the kept values before it";
-    return NULL;
+               "the count: check how each value's place adds up the kept values before it. If "
+               "the wrong places change from run to run, a barrier is missing (EMU=1 names the "
+               "racing lines)";
+    return "the count is right, but kept values are in the wrong places, or two were given "
+           "the same place: a value's place counts the kept values of the tiles, warps and "
+           "lanes before it, and its thread's own before it, never itself. If the wrong places "
+           "change from run to run, a barrier is missing (EMU=1 names the racing lines)";
 }
 
 /* The launcher sets the count to 0 before the stage adds to it. */
@@ -457,8 +462,14 @@ const struct lab compact_lab = {
     .run.sweep_stage = "4b",
     .diagnosis.hint = compact_hint,
     .diagnosis.untouched = compact_untouched,
+    .diagnosis.past_end = "a kept value was given a place past the end: lanes past n keep nothing "
+            "but still take part in every ballot, and a place counts only the kept values "
+            "before it. If the place changes from run to run, a barrier is missing (EMU=1 names "
+            "the racing lines)",
     .diagnosis.hang = "only stages 4a and 4b wait (for other tiles' status words); the other stages "
-            "wait for nothing, so there look for a loop that never ends. In 4a and 4b, a wait "
+            "wait only at barriers, so there look for a __syncthreads() that some threads of "
+            "the block never reach (one inside a branch) or a loop that never ends. In 4a and "
+            "4b, a wait "
             "that never ends usually means: the tile number came from blockIdx.x instead of "
             "the atomic counter; a tile never publishes its word (tile 0 must publish its "
             "PREFIX at once); or not all 32 lanes of warp 0 call look_back.",

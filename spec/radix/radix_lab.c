@@ -265,7 +265,9 @@ static const char *keys_hint(const struct problem *p, const struct buffer *b,
     if (!same_keys(got, want, p->n))
         return "some keys are missing and others are there twice: two keys were given the "
                "same place in some pass; check each key's place (its digit's start, plus the "
-               "keys of the same digit before it), at tile and block boundaries too";
+               "keys of the same digit before it), at tile and block boundaries too. If the "
+               "wrong keys change from run to run, a barrier is missing (EMU=1 names the "
+               "racing lines)";
     if (type != U32 && sorted_on(got, p->n, 32, raw, type))
         return "the keys are sorted as unsigned numbers: negative ones come after the "
                "positive ones. The digits must come from sortable(key, type), which flips "
@@ -390,6 +392,10 @@ const struct lab radix_lab = {
     .tests.all_variants_up_to = 1000003,
     .diagnosis.hint = radix_hint,
     .diagnosis.moves_values = true,
+    .diagnosis.past_end = "a key was given a place past the end: a key's place is its digit's start "
+            "plus the keys of the same digit before it (never itself), the digit taken at this "
+            "pass's shift. If the place changes from run to run, a barrier is missing (EMU=1 "
+            "names the racing lines)",
     .grading.cases = radix_grade_cases,
     .technique.rows = radix_techniques,
     .technique.at = {"131075", 256},
