@@ -75,7 +75,10 @@ wait
 
 # The rows by block number, and their totals, counted as mutants.sh counts.
 rows=$(cat "$work"/[0-9]*.txt | grep -P '^\d+\t' | sort -n)
-all=$(cat "${catalogue[@]}" | grep -c '^== ')
+all=0 # the blocks ONLY picks, as mutants.sh picks them
+while IFS= read -r block; do
+    [[ -z "${ONLY:-}" || $block =~ $ONLY ]] && all=$((all + 1))
+done < <(sed -n 's/^== //p' "${catalogue[@]}")
 printf '%-18s %-4s %-44s %s\n' lab stage mistake "the tests"
 awk -F '\t' 'NF == 5 { printf "%-18s %-4s %-44.44s %s\n", $2, $3, $4, $5 }' <<< "$rows"
 awk -v seed="${SEED:-1234}" -v emu="$emu" -f tests/mutants/totals.awk <<< "$rows"
@@ -88,7 +91,7 @@ if [ "$cut_off" = 1 ]; then
 fi
 # What each row that is not as it must be printed first (its log is named
 # by the block's place in the catalogue).
-awk -F '\t' '$5 ~ /DOES NOT/ || ($5 !~ /^(caught, says it first|kept: passes every test|warned, says it|not caught (under EMU=1|on a GPU): )/)' <<< "$rows" |
+awk -F '\t' 'NF == 5 && ($5 ~ /DOES NOT/ || $5 !~ /^(caught, says it first|kept: passes every test|warned, says it|not caught (under EMU=1|on a GPU): )/)' <<< "$rows" |
     while IFS=$'\t' read -r block lab stage what verdict; do
         printf '\n%s %s | %s: %s\n' "$lab" "$stage" "$what" "$verdict"
         sed 's/^/    /' "$work"/*/build/mutants/"$block".log.first
