@@ -302,8 +302,9 @@ check-pdf:
 	+@tests/handouts/pdf-test.sh
 
 # make pdf's course read back as a screen reader finds it: tagged for
-# PDF/UA-1, its language, its figures' alt text (tests/handouts/pdf-ua-test.sh,
-# about 20 seconds with the PDF's build; make deps-pdf installs the tools).
+# PDF/UA-1, its language, its figures' alt text, code, formulas with their
+# TeX, and each plot's data attached (tests/handouts/pdf-ua-test.sh, about
+# 20 seconds with the PDF's build; make deps-pdf installs the tools).
 check-pdf-ua:
 	+@tests/handouts/pdf-ua-test.sh
 
@@ -333,7 +334,7 @@ help::
 	@echo "  make pdf                 the whole course as one PDF, $(PDF), to print or post"
 	@echo "                           (make deps-pdf installs weasyprint, librsvg and poppler's tools)"
 	@echo "  make check-pdf           the PDF rendered page by page: none blank, each handout from a new page"
-	@echo "  make check-pdf-ua        the PDF's tags read back: PDF/UA-1, its language, every figure's alt text"
+	@echo "  make check-pdf-ua        the PDF's tags read back: PDF/UA-1, language, alt text, code, formulas, plots' data"
 	@echo "  make check-a11y          every HTML handout through axe-core in headless Chromium: WCAG 2.1 AA"
 	@echo "                           (make deps-a11y installs Chromium and build/pytools from PyPI)"
 	@echo "  make record LAB=map      on a GPU: the run tables at 2^28 into results/<gpu>/<lab>/run.md,"

@@ -23,7 +23,7 @@ PANDOC_EMBED = $(eval PANDOC_EMBED := $$(shell pandoc --help 2>/dev/null | grep 
 # --metadata=lang: the pages' language, which screen readers speak them in.
 PANDOC_HTML = pandoc --from markdown --to html5 $(PANDOC_EMBED) --mathml --metadata=lang:en \
 	  --resource-path=handouts --css=handouts/handout.css --highlight-style=tango \
-	  --syntax-definition=handouts/cuda.xml
+	  --syntax-definition=handouts/cuda.xml --lua-filter=handouts/data-links.lua
 
 handouts: $(HANDOUTS)
 	@echo "handouts: $(HANDOUTS)"
@@ -39,14 +39,14 @@ $(MAIN): mk/handouts.mk
 	@mkdir -p $(@D)
 	@printf '<%smain>\n' $(if $(filter %.close,$@),/) > $@
 
-$(BUILD)/handouts/%.html: handouts/%.md $(HANDOUT_PAGES) handouts/handout.css $(HANDOUT_FIGURES) \
+$(BUILD)/handouts/%.html: handouts/%.md $(HANDOUT_PAGES) handouts/handout.css handouts/data-links.lua $(HANDOUT_FIGURES) \
                           tools/handout-pages.sh mk/handouts.mk $(MAIN) | need-pandoc
 	@mkdir -p $(@D)
 	$(Q)tools/handout-pages.sh nav $* $(HANDOUT_PAGES) > $(@:.html=.nav)
 	$(Q)sed 's/aria-label="Course pages"/aria-label="Course pages, at the end"/' $(@:.html=.nav) > $(@:.html=.nav).end
 	$(Q)$(PANDOC_HTML) --toc $(call PAGE_AROUND,$(@:.html=.nav)) $< -o $@
 
-$(BUILD)/handouts/appendix/%.html: handouts/appendix/%.md handouts/%.md handouts/handout.css \
+$(BUILD)/handouts/appendix/%.html: handouts/appendix/%.md handouts/%.md handouts/handout.css handouts/data-links.lua \
                                    $(HANDOUT_FIGURES) tools/handout-pages.sh mk/handouts.mk $(MAIN) | need-pandoc
 	@mkdir -p $(@D)
 	$(Q)tools/handout-pages.sh appendix-nav handouts/$*.md > $(@:.html=.nav)
@@ -56,13 +56,13 @@ $(BUILD)/handouts/appendix/%.html: handouts/appendix/%.md handouts/%.md handouts
 # The syllabus: each lab's core and stretch stages and questions, with
 # hours and suggested points, from the marks in the handouts (a missing
 # mark stops the build, naming its line).
-$(BUILD)/handouts/syllabus.html: $(HANDOUT_PAGES) handouts/handout.css tools/handout-pages.sh \
+$(BUILD)/handouts/syllabus.html: $(HANDOUT_PAGES) handouts/handout.css handouts/data-links.lua tools/handout-pages.sh \
                                  mk/handouts.mk $(MAIN) | need-pandoc
 	@mkdir -p $(@D)
 	$(Q)tools/handout-pages.sh syllabus $(HANDOUT_PAGES) > $(@:.html=.md)
 	$(Q)$(PANDOC_HTML) $(call PAGE_AROUND) $(@:.html=.md) -o $@
 
-$(BUILD)/handouts/index.html: $(HANDOUT_PAGES) $(APPENDIX_PAGES) handouts/handout.css tools/handout-pages.sh \
+$(BUILD)/handouts/index.html: $(HANDOUT_PAGES) $(APPENDIX_PAGES) handouts/handout.css handouts/data-links.lua tools/handout-pages.sh \
                               mk/handouts.mk $(MAIN) | need-pandoc
 	@mkdir -p $(@D)
 	$(Q)tools/handout-pages.sh index $(HANDOUT_PAGES) > $(@:.html=.md)
@@ -80,14 +80,16 @@ pdf: $(PDF)
 	@echo "pdf: $(PDF)"
 
 # Tagged for PDF/UA (its structure tree: headings, lists, tables, figures
-# with their alt text, the language), by PyPI's weasyprint where make
-# deps-pdf put it (made again when it comes), else by Debian's, which tags
-# no figure (make check-pdf-ua says so).
-WEASYPRINT = $(firstword $(wildcard $(PYTOOLS)/bin/weasyprint) weasyprint)
-$(PDF): $(PDF:.pdf=.html) mk/handouts.mk $(wildcard $(PYTOOLS)/bin/weasyprint) | need-pdf-tools
-	$(Q)$(WEASYPRINT) --quiet --pdf-variant=pdf/ua-1 $< $@
+# with their alt text, code, formulas with their TeX, the language), by
+# PyPI's weasyprint where make deps-pdf put it (made again when it comes),
+# through tools/pdf.py, which names code and formulas; else by Debian's,
+# which tags no figure (make check-pdf-ua says so).
+PDF_MAKER = $(if $(wildcard $(PYTOOLS)/bin/weasyprint),$(PYTOOLS)/bin/python tools/pdf.py,\
+	      weasyprint --quiet --pdf-variant=pdf/ua-1)
+$(PDF): $(PDF:.pdf=.html) mk/handouts.mk tools/pdf.py $(wildcard $(PYTOOLS)/bin/weasyprint) | need-pdf-tools
+	$(Q)$(PDF_MAKER) $< $@
 
-$(PDF:.pdf=.html): $(HANDOUT_PAGES) $(APPENDIX_PAGES) handouts/handout.css handouts/print.css tools/handout-pages.sh mk/handouts.mk \
+$(PDF:.pdf=.html): $(HANDOUT_PAGES) $(APPENDIX_PAGES) handouts/handout.css handouts/data-links.lua handouts/print.css tools/handout-pages.sh mk/handouts.mk \
                    $(addprefix $(PRINT_FIGURES)/,$(HANDOUT_FIGURES)) | need-pandoc
 	@mkdir -p $(@D)
 	$(Q)tools/handout-pages.sh course $(HANDOUT_PAGES) > $(@:.html=.md)

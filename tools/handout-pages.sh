@@ -147,16 +147,20 @@ if [ "$mode" = course ]; then
     done
     body() { awk 'NR == 1 && /^---$/ { front = 1; next } front && /^(---|\.\.\.)$/ { front = 0; next } !front' "$1" |
              sed "${anchors[@]}"; }
+    # a handout's title: a heading above its sections (level 1 where the
+    # shift makes theirs 2), so a reader's outline and the PDF's tags have it
+    title() { printf '```{=html}\n<h1 class="handout-title">%s</h1>\n```\n' \
+                  "$(field title "$1" | sed 's/&/\&amp;/g; s/</\&lt;/g; s/>/\&gt;/g')"; }
     for f in "$@"; do
-        printf '\n::: {#handout-%s .handout}\n::: handout-title\n%s\n:::\n\n::: handout-subtitle\n%s\n:::\n\n' \
-            "$(lab "$f")" "$(field title "$f")" "$(field subtitle "$f")"
+        printf '\n::: {#handout-%s .handout}\n%s\n\n::: handout-subtitle\n%s\n:::\n\n' \
+            "$(lab "$f")" "$(title "$f")" "$(field subtitle "$f")"
         body "$f"
         printf '\n:::\n'
     done
     for f in "$@"; do
         [ -f "$(appendix "$f")" ] || continue
-        printf '\n::: {#appendix-%s .handout}\n::: handout-title\n%s\n:::\n\n::: handout-subtitle\n%s\n:::\n\n' \
-            "$(lab "$f")" "$(field title "$(appendix "$f")")" "$(field subtitle "$(appendix "$f")")"
+        printf '\n::: {#appendix-%s .handout}\n%s\n\n::: handout-subtitle\n%s\n:::\n\n' \
+            "$(lab "$f")" "$(title "$(appendix "$f")")" "$(field subtitle "$(appendix "$f")")"
         body "$(appendix "$f")"
         printf '\n:::\n'
     done
