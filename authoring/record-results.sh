@@ -58,7 +58,7 @@ if [ -n "$append" ]; then
 fi
 {
     echo "<!-- Written by authoring/record-results.sh: record again rather than edit. -->"
-    echo "# $title on ${gpu%%,*}"
+    echo "# $title on ${gpu:+${gpu%%,*}}${gpu:-no GPU (this machine has none)}"
     echo
     echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC')"
     echo "- GPU: ${gpu:-none found} (name, driver, memory)"
