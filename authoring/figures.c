@@ -34,7 +34,8 @@
  * it too). One in a plot's caption (a block with ![...](...)) also covers
  * the rest of its section, to the next heading. In a model answer
  * (ANSWERS.md), a citation in the opening (before answer 1) covers the
- * answers its sentence names before it ("Answer 10 comes from ...",
+ * answers its sentence names before it ("Answer 10 comes from ...", "A1
+ * and A2", an appendix's, from ...,
  * "questions 1 and 7, from ..."; a name in parentheses ends with them),
  * and every answer if it names none ("every figure below comes from").
  * Code blocks, inline code and $math$ are not read. Of a bench CSV, only
@@ -1008,6 +1009,20 @@ static int by_pos(const void *x, const void *y)
 }
 
 #define MAXANS 64
+/* An appendix's answer AN (`## A1.`, "answers 2 and A1") is answer
+ * APPENDIX_ANSWER + N, apart from the handout's 1 to 31. */
+#define APPENDIX_ANSWER 32
+
+/* The appendix answer named at r[i] ("A1", not "A100" nor "CA1"), or 0. */
+static int appendix_answer(const char *r, size_t i)
+{
+    if (r[i] != 'A' || !isdigit((unsigned char)r[i + 1]) || (i > 0 && isalnum((unsigned char)r[i - 1])))
+        return 0;
+    size_t d = strspn(r + i + 1, "0123456789");
+    if (d > 2 || isalnum((unsigned char)r[i + 1 + d])) return 0;
+    int n = atoi(r + i + 1);
+    return n > 0 && APPENDIX_ANSWER + n < MAXANS ? APPENDIX_ANSWER + n : 0;
+}
 
 /* In a model answer's opening, a sentence that names answer or question N
  * and then cites a file makes it cover answer N. A mention in parentheses
@@ -1020,6 +1035,12 @@ static void answer_cites(const struct block *b, const struct list *at, const str
     const char *r = b->raw;
     for (size_t i = 0; r[i]; i++) {
         size_t k = 0;
+        int appendix = appendix_answer(r, i);
+        if (appendix) {
+            struct event x = {i, 0, appendix, appendix};
+            PUSH(ev, nev, cap, x);
+            continue;
+        }
         if (i > 0 && isalpha((unsigned char)r[i - 1])) continue;
         if (!strncasecmp(r + i, "answer", 6)) k = 6;
         else if (!strncasecmp(r + i, "question", 8)) k = 8;
@@ -1080,8 +1101,8 @@ static void answer_cites(const struct block *b, const struct list *at, const str
     free(ev);
 }
 
-/* The answer each line belongs to: a `## N.` heading's section, or an
- * `N.` list item at the left margin; 0 for none. */
+/* The answer each line belongs to: a `## N.` (or `## AN.`) heading's
+ * section, or an `N.` list item at the left margin; 0 for none. */
 static int *answers_of(char **line, int nline, const char *in_code)
 {
     int *ans = calloc((size_t)nline + 1, sizeof *ans), cur = 0, level = 0;
@@ -1095,6 +1116,8 @@ static int *answers_of(char **line, int nline, const char *in_code)
                 if (!strncmp(p, "**", 2)) p += 2;
                 if (isdigit((unsigned char)*p) && strchr(p, '.') && p[strspn(p, "0123456789")] == '.')
                     cur = atoi(p), level = h;
+                else if (appendix_answer(p, 0) && p[1 + strspn(p + 1, "0123456789")] == '.')
+                    cur = appendix_answer(p, 0), level = h;
                 else if (h <= level || !level) cur = 0, level = 0;
             } else if (isdigit((unsigned char)s[0]) && s[strspn(s, "0123456789")] == '.' &&
                        s[strspn(s, "0123456789") + 1] == ' ' && !level)

@@ -7,7 +7,8 @@
 # quoted times, a count, a row's time at the wrong size, a share of the
 # copy, a ratio of two rows, a time per element, a speed-up over the CPU,
 # a table cell under the wrong size's column, a bandwidth, a figure of a
-# model answer covered by its opening), and each must be reported at its
+# model answer covered by its opening, and of an appendix's answer, A1),
+# and each must be reported at its
 # line, with the cited file and the nearest value. Last, two wrong figures
 # planted into a copy of a real handout's "What to expect" section. `make
 # check` runs it. Usage: tests/figures/figures-test.sh build/figures
@@ -72,7 +73,7 @@ MD
 cat > solutions/lab/ANSWERS.md << 'MD'
 # lab: model answers
 
-Answer 2 quotes results/bench/TestGPU/lab.csv.
+Answers 2 and A1 quote results/bench/TestGPU/lab.csv.
 
 ## 1. **A question**
 
@@ -81,10 +82,14 @@ Stage 1 took 99.9 ms, a figure nothing cites.
 ## 2. **Another**
 
 Stage 1 took 20.0 µs at $2^{20}$.
+
+## A1. **The appendix's**
+
+Stage 1 took 8.0 µs at 1024.
 MD
 
 out=$("$figures" handouts/01-lab.md solutions/lab/ANSWERS.md) || fail "the figures that hold are reported: $out"
-grep -q '^figures: 13 checked in 2 files: 13 passed, 0 failed' <<< "$out" ||
+grep -q '^figures: 14 checked in 2 files: 14 passed, 0 failed' <<< "$out" ||
     fail "not every figure of the fixture was checked: ${out##*$'\n'}"
 
 # FILE OLD NEW NEAREST: plant NEW for OLD on the first line that holds OLD; the
@@ -114,6 +119,7 @@ plant $h "50 times" "68 times" "83.3 times"  # a speed-up over the CPU
 plant $h 1.02 1.99 "1.37 GB/s"  # a bandwidth
 plant $h 1.14 1.67 "1.37"  # a table cell, under its column's size
 plant solutions/lab/ANSWERS.md 20.0 24.0 "20 µs"  # a model answer, covered by its opening
+plant solutions/lab/ANSWERS.md 8.0 9.0 "8 µs"  # an appendix's answer, covered by its opening
 
 # a real handout: two wrong figures planted after the plot of its "What to expect"
 cp -r "$repo/results" . 2> /dev/null
