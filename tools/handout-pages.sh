@@ -197,7 +197,7 @@ you fill in the TODOs of `labs/<lab>/<lab>.cu`, one stage at a time, and
 `make test LAB=<lab>` checks them (on the CPU emulation when there is no
 GPU). What the GPUs measured, lab by lab, is indexed in `results/README.md`.
 
-| | handout | what it teaches | your file | written |
+| no. | handout | what it teaches | your file | written |
 |---|---|---|---|---|
 EOF
 for f in "$@"; do

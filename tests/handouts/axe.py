@@ -1,14 +1,17 @@
 """axe.py DRIVER AXE_JS PAGE...: each page, loaded in the headless Chromium
 that the chromedriver at DRIVER (a URL: a11y-test.sh starts it) runs, checked
-by axe-core (AXE_JS) against WCAG 2.1 A and AA: a line a violation, with the
-rule, its impact and the element, then a count a page. Exits 1 on any.
+by axe-core (AXE_JS) against WCAG 2.1 A and AA and axe's best practices
+(AXE_TAGS=TAG,... asks for other rules by axe's tags): a line a violation,
+with the rule, its impact and the element, then a count a page. Exits 1 on
+any.
 Instructors' only (make check-a11y), from build/pytools (make deps-a11y)."""
+import os
 import sys
 from pathlib import Path
 
 from selenium import webdriver
 
-TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
+TAGS = os.environ.get("AXE_TAGS", "wcag2a,wcag2aa,wcag21a,wcag21aa,best-practice").split(",")
 
 
 def main(driver_url, axe_js, pages):
