@@ -149,8 +149,8 @@ if [ "$mode" = course ]; then
              sed "${anchors[@]}"; }
     # a handout's title: a heading above its sections (level 1 where the
     # shift makes theirs 2), so a reader's outline and the PDF's tags have it
-    title() { printf '```{=html}\n<h1 class="handout-title">%s</h1>\n```\n' \
-                  "$(field title "$1" | sed 's/&/\&amp;/g; s/</\&lt;/g; s/>/\&gt;/g')"; }
+    title() { printf '%s{=html}\n<h1 class="handout-title">%s</h1>\n%s\n' '```' \
+                  "$(field title "$1" | sed 's/&/\&amp;/g; s/</\&lt;/g; s/>/\&gt;/g')" '```'; }
     for f in "$@"; do
         printf '\n::: {#handout-%s .handout}\n%s\n\n::: handout-subtitle\n%s\n:::\n\n' \
             "$(lab "$f")" "$(title "$f")" "$(field subtitle "$f")"
