@@ -115,11 +115,13 @@ pip-versions = $$($(PYTOOLS)/bin/python -m pip list 2> /dev/null | \
 # library's need without SciPy and Boost (100 MB in place of 330). Debian's
 # weasyprint (57) brings Pango and the fonts; PyPI's, which make pdf runs
 # where it is, tags the PDF for PDF/UA (57 tags no figure), and
-# pikepdf reads the tags back (make check-pdf-ua).
+# pikepdf reads the tags back (make check-pdf-ua). weasyprint is held at
+# 70: tools/pdf.py names code, formulas and attachments through its tagger's
+# inner functions, which a later version may move.
 deps-pdf:
 	@tools/deps.sh "$(NVCC)" "weasyprint=weasyprint python3-munkres" rsvg-convert=librsvg2-bin \
 	  pdftoppm=poppler-utils
-	@$(call pip-tools,deps-pdf,weasyprint pikepdf)
+	@$(call pip-tools,deps-pdf,'weasyprint==70.*' pikepdf)
 	@echo "deps-pdf: $(call pip-versions,weasyprint pikepdf) in $(PYTOOLS)"
 
 # Debian's Chromium and its driver, and selenium to drive it, for make
